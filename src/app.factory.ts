@@ -1,0 +1,45 @@
+import helmet from '@fastify/helmet';
+import { ValidationPipe } from '@nestjs/common';
+import { HttpAdapterHost, NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+import { checkRedis } from './common/redis-connection';
+import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
+import type { Environment } from './config/environment';
+import { prepareDatabase } from './database/database-bootstrap';
+import { setupOpenApi } from './openapi';
+
+/** JSON bodies of the API are small; captures have their own limit (CAPTURE_MAX_BODY_BYTES). */
+const API_BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * Builds the service for an environment: checks PostgreSQL and Redis (one clear line when either is
+ * down), creates the database when missing, applies migrations, then creates the Nest application.
+ * Used by main.ts and by the e2e tests, so both run the same code.
+ */
+export async function createApp(env: Environment): Promise<NestFastifyApplication> {
+  await Promise.all([prepareDatabase(env.DATABASE_URL), checkRedis(env.REDIS_URL)]);
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forRoot(env),
+    new FastifyAdapter({ trustProxy: env.TRUST_PROXY, bodyLimit: API_BODY_LIMIT_BYTES, return503OnClosing: true }),
+    { bufferLogs: true, abortOnError: false },
+  );
+  app.useLogger(app.get(Logger));
+  app.enableShutdownHooks();
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+      },
+    },
+  });
+  app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
+  app.useGlobalFilters(new AllExceptionsFilter(app.get(HttpAdapterHost).httpAdapter));
+  if (env.APP_ROLE !== 'worker') setupOpenApi(app);
+  return app;
+}

@@ -1,0 +1,53 @@
+import { MikroOrmModule } from '@mikro-orm/nestjs';
+import { BullModule } from '@nestjs/bull';
+import { type DynamicModule, Module, type ModuleMetadata } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
+import { ThrottlerModule } from '@nestjs/throttler';
+import { LoggerModule } from 'nestjs-pino';
+import { AuthModule } from './auth/auth.module';
+import { redisOptions } from './common/redis-connection';
+import type { Environment } from './config/environment';
+import { ormOptions } from './database/orm-options';
+import { HealthModule } from './health/health.module';
+import { RedisModule } from './redis/redis.module';
+import { UsersModule } from './users/users.module';
+
+const REDACTED_HEADERS = ['authorization', 'cookie', 'set-cookie', 'x-api-key', 'proxy-authorization'];
+
+/**
+ * The whole service. APP_ROLE decides what one process runs: `api` the HTTP routes, `worker` the queue
+ * processors (with /health only), `all` both; every role shares the same modules for data and queues.
+ */
+@Module({})
+export class AppModule {
+  static forRoot(env: Environment): DynamicModule {
+    const serveApi = env.APP_ROLE !== 'worker';
+    const shared: NonNullable<ModuleMetadata['imports']> = [
+      ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, skipProcessEnv: true, load: [() => ({ ...env })] }),
+      LoggerModule.forRoot({
+        pinoHttp: {
+          level: env.LOG_LEVEL,
+          redact: { paths: REDACTED_HEADERS.map((name) => `req.headers["${name}"]`), censor: '[redacted]' },
+          autoLogging: { ignore: (request) => request.url === '/health' },
+          serializers: {
+            req: (request: { id: unknown; method: string; url: string; headers: unknown; remoteAddress: string }) => ({
+              id: request.id,
+              method: request.method,
+              url: request.url,
+              headers: request.headers,
+              remoteAddress: request.remoteAddress,
+            }),
+          },
+        },
+      }),
+      MikroOrmModule.forRoot({ ...ormOptions(env.DATABASE_URL), registerRequestContext: true }),
+      BullModule.forRoot({ redis: redisOptions(env.REDIS_URL), prefix: `${env.REDIS_PREFIX}:bull` }),
+      ThrottlerModule.forRoot({ throttlers: [{ name: 'default', ttl: 60_000, limit: env.AUTH_RATE_LIMIT_PER_MIN }] }),
+      RedisModule,
+      HealthModule,
+      UsersModule,
+    ];
+    const api = serveApi ? [AuthModule] : [];
+    return { module: AppModule, imports: [...shared, ...api] };
+  }
+}

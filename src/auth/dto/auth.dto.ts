@@ -1,0 +1,72 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsEmail, IsString, Length, MaxLength } from 'class-validator';
+import { PLANS, type Plan } from '../../users/user.entity';
+
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+export class RegisterDto {
+  /** Email address; trimmed and compared case-insensitively. */
+  @Transform(trim)
+  @IsEmail({}, { message: 'email must be a valid email address' })
+  @MaxLength(254)
+  email!: string;
+
+  /** Display name, 1 to 100 characters. */
+  @Transform(trim)
+  @IsString()
+  @Length(1, 100, { message: 'name must be 1 to 100 characters' })
+  name!: string;
+
+  /** 8 to 128 characters. */
+  @IsString()
+  @Length(8, 128, { message: 'password must be 8 to 128 characters' })
+  password!: string;
+}
+
+export class LoginDto {
+  @Transform(trim)
+  @IsString()
+  @MaxLength(254)
+  email!: string;
+
+  @IsString()
+  @MaxLength(128)
+  password!: string;
+}
+
+export class RefreshDto {
+  /** The refresh token issued at register or login. */
+  @IsString()
+  @MaxLength(200)
+  refreshToken!: string;
+}
+
+export class UserDto {
+  id!: string;
+  email!: string;
+  name!: string;
+  @ApiProperty({ enum: PLANS })
+  plan!: Plan;
+}
+
+export class AuthSessionDto {
+  user!: UserDto;
+  /** JWT (HS256), valid 15 minutes. */
+  accessToken!: string;
+  /** Opaque, valid 30 days; exchange it at /api/auth/refresh. */
+  refreshToken!: string;
+}
+
+export class AccessTokenDto {
+  accessToken!: string;
+}
+
+export class MeDto {
+  user!: UserDto;
+}
+
+export class OkDto {
+  @ApiProperty({ example: true })
+  ok!: boolean;
+}

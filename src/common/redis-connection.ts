@@ -1,0 +1,40 @@
+import Redis, { type RedisOptions } from 'ioredis';
+import { StartupError } from './startup-error';
+
+/** ioredis options for a redis:// URL, shared by Bull and the real-time fan-out. */
+export function redisOptions(redisUrl: string): RedisOptions {
+  const url = new URL(redisUrl);
+  return {
+    host: url.hostname || '127.0.0.1',
+    port: Number(url.port || 6379),
+    username: url.username ? decodeURIComponent(url.username) : undefined,
+    password: url.password ? decodeURIComponent(url.password) : undefined,
+    db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : undefined,
+    tls: url.protocol === 'rediss:' ? {} : undefined,
+  };
+}
+
+/** Fails fast with one line when Redis does not answer. */
+export async function checkRedis(redisUrl: string): Promise<void> {
+  const options = redisOptions(redisUrl);
+  const client = new Redis({
+    ...options,
+    connectTimeout: 5000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    lazyConnect: true,
+  });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.ping();
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new StartupError(
+      `Redis is not reachable at ${options.host}:${options.port} (${reason}). ` +
+        'Start it (e.g. `docker compose up -d postgres redis`) or set REDIS_URL.',
+    );
+  } finally {
+    client.disconnect();
+  }
+}

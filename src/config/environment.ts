@@ -1,0 +1,164 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  ValidateIf,
+  validateSync,
+  ValidationError,
+} from 'class-validator';
+
+export const APP_ROLES = ['all', 'api', 'worker'] as const;
+export type AppRole = (typeof APP_ROLES)[number];
+
+const toBoolean = ({ value }: { value: unknown }) => {
+  if (value === undefined || value === '') return undefined;
+  if (typeof value === 'boolean') return value;
+  const text = String(value).toLowerCase();
+  if (text === 'true' || text === '1') return true;
+  if (text === 'false' || text === '0') return false;
+  return value;
+};
+const toInteger = ({ value }: { value: unknown }) =>
+  value === undefined || value === '' ? undefined : /^-?\d+$/.test(String(value)) ? Number(value) : value;
+const toDelayList = ({ value }: { value: unknown }) => {
+  if (value === undefined || value === '') return undefined;
+  if (Array.isArray(value)) return value;
+  const parts = String(value).split(',').map((part) => part.trim());
+  return parts.every((part) => /^\d+$/.test(part)) && parts.length === 4 ? parts.map(Number) : value;
+};
+
+/**
+ * Every environment variable of the service (names fixed by design.md), validated once at start-up.
+ * Defaults are applied here, so the rest of the code reads typed values and never `process.env`.
+ */
+export class Environment {
+  @IsOptional()
+  @IsIn(['development', 'production', 'test'])
+  NODE_ENV: 'development' | 'production' | 'test' = 'development';
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+    message: 'must be one of fatal, error, warn, info, debug, trace, silent',
+  })
+  LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' = 'info';
+
+  @Transform(toInteger)
+  @IsInt({ message: 'must be a whole number from 0 to 65535' })
+  @Min(0, { message: 'must be a whole number from 0 to 65535' })
+  @Max(65535, { message: 'must be a whole number from 0 to 65535' })
+  PORT = 3000;
+
+  @IsIn(APP_ROLES, { message: `must be one of ${APP_ROLES.join(', ')}` })
+  APP_ROLE: AppRole = 'all';
+
+  @Transform(toBoolean)
+  @IsBoolean({ message: 'must be true or false' })
+  TRUST_PROXY = false;
+
+  @Matches(/^postgres(ql)?:\/\/.+\/[^/?]+/, {
+    message: 'must be a postgres:// URL naming a database, e.g. postgres://postgres@127.0.0.1:5432/hooktrail',
+  })
+  DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/hooktrail';
+
+  @Matches(/^rediss?:\/\/.+/, { message: 'must be a redis:// URL, e.g. redis://127.0.0.1:6379' })
+  REDIS_URL = 'redis://127.0.0.1:6379';
+
+  /** Prefix of every Redis key (queues, pub/sub channels), so several deployments or test runs share one Redis. */
+  @Matches(/^[A-Za-z0-9:_-]+$/, { message: 'may hold only letters, digits, ":", "_" and "-"' })
+  REDIS_PREFIX = 'hooktrail';
+
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }, { message: 'must be an http(s) URL' })
+  SITE_URL?: string;
+
+  @ValidateIf((env: Environment) => env.NODE_ENV === 'production' || env.JWT_SECRET !== undefined)
+  @IsString({ message: 'is required when NODE_ENV=production' })
+  @MinLength(32, { message: 'must be at least 32 characters' })
+  JWT_SECRET?: string;
+
+  @IsOptional()
+  @Matches(/^smtps?:\/\/.+/, { message: 'must be an smtp:// or smtps:// URL, e.g. smtp://127.0.0.1:1025' })
+  SMTP_URL?: string;
+
+  @IsString()
+  MAIL_FROM = 'Hooktrail <alerts@localhost>';
+
+  @IsOptional()
+  @IsString()
+  GEMINI_API_KEY?: string;
+
+  @IsString()
+  GEMINI_MODEL = 'gemini-2.5-flash';
+
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }, { message: 'must be an http(s) URL' })
+  GEMINI_BASE_URL?: string;
+
+  @Transform(toDelayList)
+  @IsInt({ each: true, message: 'must be four comma-separated delays in milliseconds, e.g. 5000,25000,120000,600000' })
+  DELIVERY_RETRY_DELAYS_MS: number[] = [5000, 25000, 120000, 600000];
+
+  @Transform(toInteger)
+  @IsInt({ message: 'must be a whole number of milliseconds from 100 to 120000' })
+  @Min(100, { message: 'must be a whole number of milliseconds from 100 to 120000' })
+  @Max(120000, { message: 'must be a whole number of milliseconds from 100 to 120000' })
+  DELIVERY_TIMEOUT_MS = 10000;
+
+  @Transform(toBoolean)
+  @IsBoolean({ message: 'must be true or false' })
+  DELIVERY_ALLOW_PRIVATE_NETWORKS = false;
+
+  @Transform(toInteger)
+  @IsOptional()
+  @IsInt({ message: 'must be a positive whole number' })
+  @Min(1, { message: 'must be a positive whole number' })
+  CAPTURE_RATE_LIMIT_PER_S?: number;
+
+  @Transform(toInteger)
+  @IsInt({ message: 'must be a positive whole number' })
+  @Min(1, { message: 'must be a positive whole number' })
+  AUTH_RATE_LIMIT_PER_MIN = 10;
+
+  @Transform(toInteger)
+  @IsInt({ message: 'must be a whole number of bytes from 1 to 104857600' })
+  @Min(1, { message: 'must be a whole number of bytes from 1 to 104857600' })
+  @Max(104857600, { message: 'must be a whole number of bytes from 1 to 104857600' })
+  CAPTURE_MAX_BODY_BYTES = 10485760;
+
+  /** Where the dead-letter alert links to; derived from SITE_URL. */
+  get siteUrl(): string {
+    return (this.SITE_URL ?? `http://localhost:${this.PORT}`).replace(/\/+$/, '');
+  }
+}
+
+export class ConfigurationError extends Error {}
+
+function firstProblem(errors: ValidationError[]): string {
+  const [error] = errors;
+  const message = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
+  const shown = message.startsWith(error.property) ? message.slice(error.property.length + 1) : message;
+  const secret = /SECRET|KEY/.test(error.property);
+  const got = error.value === undefined ? 'nothing' : secret ? 'a hidden value' : JSON.stringify(error.value);
+  return `${error.property} ${shown} (got ${got})`;
+}
+
+/** Reads and validates the environment; throws a ConfigurationError with one line naming the variable. */
+export function loadEnvironment(source: Record<string, string | undefined>): Environment {
+  const known = Object.fromEntries(
+    Object.keys(new Environment())
+      .concat(['SITE_URL', 'JWT_SECRET', 'SMTP_URL', 'GEMINI_API_KEY', 'GEMINI_BASE_URL', 'CAPTURE_RATE_LIMIT_PER_S'])
+      .filter((name) => source[name] !== undefined && source[name] !== '')
+      .map((name) => [name, source[name]]),
+  );
+  const environment = plainToInstance(Environment, known);
+  const errors = validateSync(environment, { forbidUnknownValues: false });
+  if (errors.length > 0) throw new ConfigurationError(`Configuration error: ${firstProblem(errors)}`);
+  return environment;
+}

@@ -1,0 +1,46 @@
+import { OptionalProps, Entity, Enum, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
+import { randomUUID } from 'node:crypto';
+import { Endpoint } from '../endpoints/endpoint.entity';
+
+export const EVENT_STATUSES = ['received', 'delivered', 'failed', 'dead_letter'] as const;
+export type EventStatus = (typeof EVENT_STATUSES)[number];
+
+/**
+ * One captured request. The body's exact bytes are kept in one of two columns: `body_text` when they
+ * are valid UTF-8 without NUL (searchable through a trigram index), `body_bytes` otherwise.
+ * Rows are written by the capture path in plain SQL (see CaptureRepository); the entity serves reads.
+ */
+@Entity({ tableName: 'events' })
+export class WebhookEvent {
+  [OptionalProps]?: 'status' | 'query' | 'bodyText' | 'bodyBytes' | 'sourceIp' | 'receivedAt';
+
+  @PrimaryKey({ type: 'uuid' })
+  id: string = randomUUID();
+
+  @ManyToOne(() => Endpoint, { deleteRule: 'cascade', index: false })
+  endpoint!: Endpoint;
+
+  @Enum({ items: () => EVENT_STATUSES, type: 'text', default: 'received' })
+  status: EventStatus = 'received';
+
+  @Property({ type: 'text' })
+  method!: string;
+
+  @Property({ type: 'jsonb' })
+  headers!: Record<string, string | string[]>;
+
+  @Property({ type: 'text', default: '' })
+  query = '';
+
+  @Property({ type: 'text', nullable: true })
+  bodyText: string | null = null;
+
+  @Property({ type: 'blob', columnType: 'bytea', nullable: true })
+  bodyBytes: Buffer | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  sourceIp: string | null = null;
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  receivedAt: Date = new Date();
+}

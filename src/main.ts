@@ -1,0 +1,21 @@
+import 'reflect-metadata';
+import { existsSync } from 'node:fs';
+import { createApp } from './app.factory';
+import { StartupError } from './common/startup-error';
+import { ConfigurationError, loadEnvironment } from './config/environment';
+
+async function bootstrap(): Promise<void> {
+  if (existsSync('.env')) process.loadEnvFile('.env');
+  const env = loadEnvironment(process.env);
+  const app = await createApp(env);
+  await app.listen({ port: env.PORT, host: '0.0.0.0' });
+}
+
+bootstrap().catch((error: unknown) => {
+  if (error instanceof ConfigurationError || error instanceof StartupError) {
+    console.error(error.message);
+  } else {
+    console.error('Hooktrail failed to start:', error);
+  }
+  process.exit(1);
+});

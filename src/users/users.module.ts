@@ -1,0 +1,7 @@
+import { MikroOrmModule } from '@mikro-orm/nestjs';
+import { Module } from '@nestjs/common';
+import { User } from './user.entity';
+import { UsersService } from './users.service';
+
+@Module({ imports: [MikroOrmModule.forFeature([User])], providers: [UsersService], exports: [UsersService] })
+export class UsersModule {}

@@ -1,0 +1,74 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import Redis from 'ioredis';
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { createApp } from '../../src/app.factory';
+import { type Environment, loadEnvironment } from '../../src/config/environment';
+
+export const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export interface TestApp {
+  app: NestFastifyApplication;
+  env: Environment;
+  /** http://127.0.0.1:<port> */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** A unique database name and Redis prefix for one test file. */
+export function isolatedEnvironment(overrides: Record<string, string> = {}): Record<string, string> {
+  const id = `${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  return {
+    DATABASE_URL: `${POSTGRES_URL}/hooktrail_test_${id}`,
+    REDIS_URL,
+    REDIS_PREFIX: `hooktrail_test_${id}`,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    DELIVERY_ALLOW_PRIVATE_NETWORKS: 'true',
+    ...overrides,
+  };
+}
+
+export async function dropDatabase(databaseUrl: string): Promise<void> {
+  const name = new URL(databaseUrl).pathname.slice(1);
+  const client = new Client({ connectionString: `${POSTGRES_URL}/postgres` });
+  await client.connect();
+  try {
+    await client.query(`drop database if exists "${name}" with (force)`);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function deleteRedisKeys(redisUrl: string, prefix: string): Promise<void> {
+  const redis = new Redis(redisUrl);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Starts the whole service in this process on a free port, with its own database and Redis prefix. */
+export async function startTestApp(overrides: Record<string, string> = {}): Promise<TestApp> {
+  const env = loadEnvironment(isolatedEnvironment(overrides));
+  const app = await createApp(env);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    app,
+    env,
+    url: `http://127.0.0.1:${port}`,
+    async close() {
+      await app.close();
+      await dropDatabase(env.DATABASE_URL);
+      await deleteRedisKeys(env.REDIS_URL, env.REDIS_PREFIX);
+    },
+  };
+}
