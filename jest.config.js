@@ -4,10 +4,10 @@ module.exports = {
   testMatch: ['<rootDir>/src/**/*.spec.ts'],
   testEnvironment: 'node',
   transform: {
-    '/content-disposition/.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true } }],
+    '/node_modules/.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true } }],
     '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
   },
-  // @fastify/static requires content-disposition 3, an ES module that Jest's CommonJS loader cannot require.
-  transformIgnorePatterns: ['/node_modules/(?!content-disposition/)'],
+  // ES-module-only dependencies (Node 20.19+ requires them natively; Jest's loader needs them transformed).
+  transformIgnorePatterns: ['/node_modules/(?!(content-disposition|request-filtering-agent)/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
 };

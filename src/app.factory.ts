@@ -8,6 +8,7 @@ import { checkRedis } from './common/redis-connection';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import type { Environment } from './config/environment';
 import { prepareDatabase } from './database/database-bootstrap';
+import { registerCaptureRoute } from './events/capture/capture-route';
 import { setupOpenApi } from './openapi';
 
 /** JSON bodies of the API are small; captures have their own limit (CAPTURE_MAX_BODY_BYTES). */
@@ -40,6 +41,9 @@ export async function createApp(env: Environment): Promise<NestFastifyApplicatio
   });
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   app.useGlobalFilters(new AllExceptionsFilter(app.get(HttpAdapterHost).httpAdapter));
-  if (env.APP_ROLE !== 'worker') setupOpenApi(app);
+  if (env.APP_ROLE !== 'worker') {
+    setupOpenApi(app);
+    await registerCaptureRoute(app, env);
+  }
   return app;
 }

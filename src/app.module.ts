@@ -5,6 +5,13 @@ import { ConfigModule } from '@nestjs/config';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
 import { AuthModule } from './auth/auth.module';
+import { DeliveryWorkerModule } from './delivery/delivery-worker.module';
+import { DestinationsModule } from './destinations/destinations.module';
+import { EndpointsModule } from './endpoints/endpoints.module';
+import { EventsModule } from './events/events.module';
+import { ReplayModule } from './delivery/replay.module';
+import { EventStreamModule } from './realtime/event-stream.module';
+import { RealtimePublisherModule } from './realtime/realtime.module';
 import { redisOptions } from './common/redis-connection';
 import type { Environment } from './config/environment';
 import { ormOptions } from './database/orm-options';
@@ -22,8 +29,9 @@ const REDACTED_HEADERS = ['authorization', 'cookie', 'set-cookie', 'x-api-key', 
 export class AppModule {
   static forRoot(env: Environment): DynamicModule {
     const serveApi = env.APP_ROLE !== 'worker';
+    const runWorkers = env.APP_ROLE !== 'api';
     const shared: NonNullable<ModuleMetadata['imports']> = [
-      ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, skipProcessEnv: true, load: [() => ({ ...env })] }),
+      ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, skipProcessEnv: true, load: [() => ({ ...env, siteUrl: env.siteUrl })] }),
       LoggerModule.forRoot({
         pinoHttp: {
           level: env.LOG_LEVEL,
@@ -42,12 +50,17 @@ export class AppModule {
       }),
       MikroOrmModule.forRoot({ ...ormOptions(env.DATABASE_URL), registerRequestContext: true }),
       BullModule.forRoot({ redis: redisOptions(env.REDIS_URL), prefix: `${env.REDIS_PREFIX}:bull` }),
-      ThrottlerModule.forRoot({ throttlers: [{ name: 'default', ttl: 60_000, limit: env.AUTH_RATE_LIMIT_PER_MIN }] }),
+      ThrottlerModule.forRoot({
+        throttlers: [{ name: 'default', ttl: 60_000, limit: env.AUTH_RATE_LIMIT_PER_MIN }],
+        errorMessage: 'too many attempts from this address; retry after the time in Retry-After',
+      }),
       RedisModule,
+      RealtimePublisherModule,
       HealthModule,
       UsersModule,
     ];
-    const api = serveApi ? [AuthModule] : [];
-    return { module: AppModule, imports: [...shared, ...api] };
+    const api = serveApi ? [AuthModule, EndpointsModule, DestinationsModule, EventsModule, ReplayModule, EventStreamModule] : [];
+    const workers = runWorkers ? [DeliveryWorkerModule] : [];
+    return { module: AppModule, imports: [...shared, ...api, ...workers] };
   }
 }

@@ -9,7 +9,7 @@ module.exports = {
   testEnvironment: 'node',
   testTimeout: 60_000,
   transform: {
-    '/content-disposition/.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true } }],
+    '/node_modules/.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true } }],
     '^.+\\.ts$': [
       'ts-jest',
       {
@@ -18,7 +18,7 @@ module.exports = {
       },
     ],
   },
-  // @fastify/static requires content-disposition 3, an ES module that Jest's CommonJS loader cannot require.
-  transformIgnorePatterns: ['/node_modules/(?!content-disposition/)'],
+  // ES-module-only dependencies (Node 20.19+ requires them natively; Jest's loader needs them transformed).
+  transformIgnorePatterns: ['/node_modules/(?!(content-disposition|request-filtering-agent)/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
 };

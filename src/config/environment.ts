@@ -132,9 +132,9 @@ export class Environment {
   @Max(104857600, { message: 'must be a whole number of bytes from 1 to 104857600' })
   CAPTURE_MAX_BODY_BYTES = 10485760;
 
-  /** Where the dead-letter alert links to; derived from SITE_URL. */
+  /** SITE_URL without a trailing slash (set by loadEnvironment, `http://localhost:PORT` by default). */
   get siteUrl(): string {
-    return (this.SITE_URL ?? `http://localhost:${this.PORT}`).replace(/\/+$/, '');
+    return this.SITE_URL as string;
   }
 }
 
@@ -160,5 +160,6 @@ export function loadEnvironment(source: Record<string, string | undefined>): Env
   const environment = plainToInstance(Environment, known);
   const errors = validateSync(environment, { forbidUnknownValues: false });
   if (errors.length > 0) throw new ConfigurationError(`Configuration error: ${firstProblem(errors)}`);
+  environment.SITE_URL = (environment.SITE_URL ?? `http://localhost:${environment.PORT}`).replace(/\/+$/, '');
   return environment;
 }

@@ -7,9 +7,10 @@ import { Delivery } from '../delivery/delivery.entity';
 import { Destination } from '../destinations/destination.entity';
 import { Endpoint } from '../endpoints/endpoint.entity';
 import { WebhookEvent } from '../events/event.entity';
+import { DeadLetterAlert } from '../mail/dead-letter-alert.entity';
 import { User } from '../users/user.entity';
 
-export const ENTITIES = [AppSetting, User, RefreshToken, Endpoint, Destination, WebhookEvent, Delivery];
+export const ENTITIES = [AppSetting, User, RefreshToken, Endpoint, Destination, WebhookEvent, Delivery, DeadLetterAlert];
 
 /** MikroORM options for a database URL: explicit entities, checked-in migrations, never schema sync. */
 export function ormOptions(databaseUrl: string): Options {

@@ -25,6 +25,8 @@ export function isolatedEnvironment(overrides: Record<string, string> = {}): Rec
     REDIS_PREFIX: `hooktrail_test_${id}`,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DELIVERY_ALLOW_PRIVATE_NETWORKS: 'true',
+    // Tests register many users from one IP; the rate-limit test sets its own limit.
+    AUTH_RATE_LIMIT_PER_MIN: '10000',
     ...overrides,
   };
 }

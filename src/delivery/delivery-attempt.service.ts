@@ -1,0 +1,81 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { Environment } from '../config/environment';
+import { AlertScheduler } from '../mail/alert-scheduler.service';
+import { EventChangePublisher } from '../realtime/event-change.publisher';
+import { type DeliveryContext, DeliveryRepository, type RecordedAttempt } from './delivery.repository';
+import { DeliverySender, destinationUrlWithQuery, forwardedHeaders } from './delivery-sender';
+import { signPayload } from './signature-signer';
+
+/** Thrown after a failed attempt that has retries left, so that Bull schedules the next one. */
+export class RetryableDeliveryError extends Error {}
+
+/**
+ * One attempt of one delivery: load it, send the original request with our signature headers, record
+ * the outcome (delivery, event status, dead-letter outbox) and schedule the alert when it dead-lettered.
+ */
+@Injectable()
+export class DeliveryAttemptService {
+  private readonly logger = new Logger(DeliveryAttemptService.name);
+  private readonly retryDelaysMs: number[];
+
+  constructor(
+    private readonly deliveries: DeliveryRepository,
+    private readonly sender: DeliverySender,
+    private readonly alerts: AlertScheduler,
+    private readonly changes: EventChangePublisher,
+    config: ConfigService<Environment, true>,
+  ) {
+    this.retryDelaysMs = config.get('DELIVERY_RETRY_DELAYS_MS', { infer: true });
+  }
+
+  get maxAttempts(): number {
+    return this.retryDelaysMs.length + 1;
+  }
+
+  async attempt(deliveryId: string): Promise<void> {
+    const delivery = await this.deliveries.loadForAttempt(deliveryId);
+    if (!delivery || delivery.status === 'delivered' || delivery.status === 'dead_letter') return;
+    const recorded = await this.send(delivery);
+    if (!recorded) return;
+    const { eventId: id, endpointId } = delivery;
+    this.changes.publish([{ type: 'event.updated', endpointId, event: { id, endpoint_id: endpointId, status: recorded.eventStatus } }]);
+    if (recorded.deadLettered) await this.alerts.schedule(recorded.endpointId);
+    if (recorded.deliveryStatus === 'failed') {
+      throw new RetryableDeliveryError(`attempt ${recorded.attemptCount} of delivery ${delivery.id} failed`);
+    }
+  }
+
+  private async send(delivery: DeliveryContext): Promise<RecordedAttempt | null> {
+    const { destination } = delivery;
+    if (!destination || !destination.isActive) {
+      const reason = destination ? 'destination is inactive: retries stopped' : 'destination was removed: retries stopped';
+      return this.deliveries.abandon(delivery, reason);
+    }
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers: Record<string, string | string[]> = {
+      ...forwardedHeaders(delivery.headers),
+      'hooktrail-id': delivery.id,
+      'hooktrail-timestamp': String(timestamp),
+    };
+    if (destination.secret) headers['hooktrail-signature'] = signPayload(destination.secret, delivery.id, timestamp, delivery.body);
+    const at = new Date();
+    const outcome = await this.sender.send({
+      method: delivery.method,
+      url: destinationUrlWithQuery(destination.url, delivery.query),
+      headers,
+      body: delivery.body,
+    });
+    if (outcome.error) this.logger.debug({ deliveryId: delivery.id, error: outcome.error }, 'attempt failed');
+    return this.deliveries.recordAttempt(delivery, { ...outcome, at }, {
+      maxAttempts: this.maxAttempts,
+      nextAttemptAt: this.nextAttemptBound(delivery.attemptCount + 1),
+    });
+  }
+
+  /** The latest time the next attempt can start (its delay plus the jitter); the sweeper looks after it. */
+  private nextAttemptBound(attemptsMade: number): Date | null {
+    const delay = this.retryDelaysMs[attemptsMade - 1];
+    return delay === undefined ? null : new Date(Date.now() + Math.ceil(delay * 1.1));
+  }
+}

@@ -1,0 +1,35 @@
+import { deliveryJobOptions, retryDelay } from './delivery-jobs';
+
+const DELAYS = [5000, 25000, 120000, 600000];
+
+describe('retry schedule', () => {
+  it.each([
+    [1, 5000],
+    [2, 25000],
+    [3, 120000],
+    [4, 600000],
+  ])('waits about %#th delay before retry %i, within ±10 %%', (attemptsMade, base) => {
+    for (let sample = 0; sample < 200; sample++) {
+      const delay = retryDelay(DELAYS, attemptsMade);
+      expect(delay).toBeGreaterThanOrEqual(base * 0.9);
+      expect(delay).toBeLessThanOrEqual(base * 1.1);
+    }
+  });
+
+  it('continues the schedule of a delivery re-enqueued after attempts were made', () => {
+    const delay = retryDelay(DELAYS, 1, { priorAttempts: 2 });
+    expect(delay).toBeGreaterThanOrEqual(120000 * 0.9);
+    expect(delay).toBeLessThanOrEqual(120000 * 1.1);
+  });
+
+  it('gives a new delivery 5 attempts and a re-enqueued one only what is left', () => {
+    expect(deliveryJobOptions('id', DELAYS)).toMatchObject({ jobId: 'id', attempts: 5, delay: 0 });
+    expect(deliveryJobOptions('id', DELAYS, 3)).toMatchObject({ attempts: 2, backoff: { options: { priorAttempts: 3 } } });
+  });
+
+  it('bounds the finished jobs Redis keeps', () => {
+    const options = deliveryJobOptions('id', DELAYS);
+    expect(options.removeOnComplete).toEqual({ age: 3600, count: 1000 });
+    expect(options.removeOnFail).toEqual({ age: 3600, count: 1000 });
+  });
+});

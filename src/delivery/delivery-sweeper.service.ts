@@ -1,0 +1,79 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Injectable, Logger, type OnApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { ALERT_WINDOW_MS } from '../mail/alert-jobs';
+import { AlertScheduler } from '../mail/alert-scheduler.service';
+import { AlertsRepository } from '../mail/alerts.repository';
+import { DELIVERY_QUEUE, type DeliveryJob } from './delivery-jobs';
+import { DeliveryQueue } from './delivery-queue.service';
+import { DeliveryRepository } from './delivery.repository';
+
+const SWEEP_INTERVAL_MS = 5000;
+/** A delivery this late past its due time has probably lost its job (Redis restarted, enqueue failed). */
+const OVERDUE_GRACE_S = 10;
+/** After a look, the sweeper leaves a delivery alone this long (its job may just be queued behind others). */
+const RECHECK_AFTER_S = 30;
+const SWEEP_BATCH = 500;
+const REDIS_TIMEOUT_MS = 2000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`Redis did not answer in ${ms} ms`)), ms).unref()),
+  ]);
+}
+
+/**
+ * Drains the outbox: deliveries the database still owes an attempt and whose job is not in Redis
+ * (enqueue failed while Redis was down, Redis restarted without its data, a job exhausted by stalls)
+ * are enqueued again, continuing their retry schedule; unsent dead-letter alerts likewise.
+ */
+@Injectable()
+export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(DeliverySweeper.name);
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+
+  constructor(
+    @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJob>,
+    private readonly producer: DeliveryQueue,
+    private readonly deliveries: DeliveryRepository,
+    private readonly alerts: AlertsRepository,
+    private readonly alertScheduler: AlertScheduler,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      this.running ??= this.sweep()
+        .catch((error: Error) => this.logger.warn(`sweep skipped: ${error.message}`))
+        .finally(() => (this.running = undefined));
+    }, SWEEP_INTERVAL_MS);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  async sweep(): Promise<void> {
+    const overdue = await this.deliveries.findOverdue(OVERDUE_GRACE_S, SWEEP_BATCH);
+    if (overdue.length > 0) {
+      const jobs = await withTimeout(Promise.all(overdue.map((delivery) => this.queue.getJob(delivery.id))), REDIS_TIMEOUT_MS);
+      const lost = [];
+      for (const [index, job] of jobs.entries()) {
+        if (job && !(await job.isFailed())) continue;
+        await job?.remove();
+        lost.push({ id: overdue[index].id, priorAttempts: overdue[index].attemptCount });
+      }
+      await withTimeout(this.producer.enqueue(lost), REDIS_TIMEOUT_MS);
+      await this.deliveries.postpone(
+        overdue.map((delivery) => delivery.id),
+        RECHECK_AFTER_S,
+      );
+      if (lost.length > 0) this.logger.warn({ count: lost.length }, 're-enqueued deliveries whose job was lost');
+    }
+    for (const endpointId of await this.alerts.endpointsWithOverdueAlerts(OVERDUE_GRACE_S, ALERT_WINDOW_MS)) {
+      await withTimeout(this.alertScheduler.schedule(endpointId), REDIS_TIMEOUT_MS);
+    }
+  }
+}

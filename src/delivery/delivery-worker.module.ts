@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { Environment } from '../config/environment';
+import { MailModule } from '../mail/mail.module';
+import { DeliveryAttemptService } from './delivery-attempt.service';
+import { createHttpClient, DeliverySender, HTTP_CLIENT } from './delivery-sender';
+import { DeliverySweeper } from './delivery-sweeper.service';
+import { DeliveryWorker } from './delivery-worker.service';
+import { DeliveryModule } from './delivery.module';
+
+/** What a worker process runs: the delivery and alert processors and the outbox sweeper. */
+@Module({
+  imports: [DeliveryModule, MailModule],
+  providers: [
+    {
+      provide: HTTP_CLIENT,
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<Environment, true>) =>
+        createHttpClient(config.get('DELIVERY_ALLOW_PRIVATE_NETWORKS', { infer: true })),
+    },
+    DeliverySender,
+    DeliveryAttemptService,
+    DeliveryWorker,
+    DeliverySweeper,
+  ],
+})
+export class DeliveryWorkerModule {}

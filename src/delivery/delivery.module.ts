@@ -1,0 +1,35 @@
+import { BullModule } from '@nestjs/bull';
+import { Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { Environment } from '../config/environment';
+import { DELIVERY_BACKOFF, DELIVERY_QUEUE, type DeliveryBackoffOptions, retryDelay } from './delivery-jobs';
+import { DeliveryQueue } from './delivery-queue.service';
+import { DeliveryRepository } from './delivery.repository';
+
+/** The delivery queue (with the retry schedule as Bull's backoff strategy) and its producer. */
+@Module({
+  imports: [
+    BullModule.registerQueueAsync({
+      name: DELIVERY_QUEUE,
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<Environment, true>) => {
+        const delays = config.get('DELIVERY_RETRY_DELAYS_MS', { infer: true });
+        return {
+          settings: {
+            backoffStrategies: {
+              [DELIVERY_BACKOFF]: (attemptsMade: number, _error: Error, options?: DeliveryBackoffOptions) =>
+                retryDelay(delays, attemptsMade, options),
+            },
+            // A job whose worker died is handed to another worker once its lock lapses.
+            lockDuration: config.get('DELIVERY_TIMEOUT_MS', { infer: true }) + 20_000,
+            stalledInterval: 5_000,
+            maxStalledCount: 3,
+          },
+        };
+      },
+    }),
+  ],
+  providers: [DeliveryQueue, DeliveryRepository],
+  exports: [BullModule, DeliveryQueue, DeliveryRepository],
+})
+export class DeliveryModule {}

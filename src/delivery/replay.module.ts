@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { DeliveryModule } from './delivery.module';
+import { ReplayController } from './replay.controller';
+import { ReplayService } from './replay.service';
+
+/** The replay route of the API. */
+@Module({ imports: [DeliveryModule], controllers: [ReplayController], providers: [ReplayService] })
+export class ReplayModule {}

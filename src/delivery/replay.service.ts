@@ -1,0 +1,35 @@
+import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { DeliveryQueue } from './delivery-queue.service';
+import { DeliveryRepository } from './delivery.repository';
+
+export interface ReplayResult {
+  ok: true;
+  /** The dispatch id: new for every replay; each delivery's Bull job id is its delivery id. */
+  jobId: string;
+}
+
+@Injectable()
+export class ReplayService {
+  private readonly logger = new Logger(ReplayService.name);
+
+  constructor(
+    private readonly deliveries: DeliveryRepository,
+    private readonly queue: DeliveryQueue,
+  ) {}
+
+  /** A new dispatch of the event's original request to the endpoint's currently active destinations. */
+  async replay(userId: string, endpointId: string, eventId: string): Promise<ReplayResult> {
+    const dispatchId = randomUUID();
+    const deliveryIds = await this.deliveries.createReplay(userId, endpointId, eventId, dispatchId);
+    if (deliveryIds === null) throw new NotFoundException('event not found');
+    if (deliveryIds.length === 0) {
+      throw new ConflictException('the endpoint has no active destination: add or activate one, then replay');
+    }
+    // The rows are committed: if Redis is down now, the sweeper enqueues them when it is back.
+    this.queue
+      .enqueue(deliveryIds.map((id) => ({ id })))
+      .catch((error: Error) => this.logger.warn(`replay enqueue deferred to the sweeper: ${error.message}`));
+    return { ok: true, jobId: dispatchId };
+  }
+}

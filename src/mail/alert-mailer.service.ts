@@ -1,0 +1,87 @@
+import { MailerService } from '@nestjs-modules/mailer';
+import { Injectable, Logger } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { Environment } from '../config/environment';
+import { ALERT_WINDOW_MS } from './alert-jobs';
+import { AlertScheduler } from './alert-scheduler.service';
+import { type AlertBatch, AlertsRepository } from './alerts.repository';
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+/**
+ * Sends the dead-letter email of one endpoint: one alert, or a digest of every alert since the last
+ * mail, never more than one mail per endpoint per ALERT_WINDOW_MS. An SMTP error throws, the outbox
+ * rows stay unsent and Bull retries the job: an outage delays the mail and loses nothing.
+ */
+@Injectable()
+export class AlertMailer {
+  private readonly logger = new Logger(AlertMailer.name);
+  private readonly siteUrl: string;
+  /** Without SMTP_URL the mail is written to the log instead of being sent. */
+  private readonly logOnly: boolean;
+
+  constructor(
+    private readonly alerts: AlertsRepository,
+    private readonly scheduler: AlertScheduler,
+    private readonly mailer: MailerService,
+    config: ConfigService<Environment, true>,
+  ) {
+    this.siteUrl = config.get('SITE_URL', { infer: true }) ?? '';
+    this.logOnly = !config.get('SMTP_URL', { infer: true });
+  }
+
+  async sendFor(endpointId: string): Promise<void> {
+    const postponedUntil = await this.alerts.withEndpointLock(endpointId, async (trx) => {
+      const lastSent = await this.alerts.lastSentAt(trx, endpointId);
+      const windowEnd = lastSent ? new Date(lastSent.getTime() + ALERT_WINDOW_MS) : null;
+      if (windowEnd && windowEnd.getTime() > Date.now()) return windowEnd;
+      const batch = await this.alerts.unsent(trx, endpointId);
+      if (!batch) return null;
+      const mail = this.compose(batch);
+      await this.mailer.sendMail(mail);
+      if (this.logOnly) this.logger.warn({ to: mail.to, subject: mail.subject, text: mail.text }, 'SMTP_URL is not set: alert logged');
+      await this.alerts.markSent(
+        trx,
+        batch.events.map((event) => event.alertId),
+      );
+      this.logger.log({ endpointId, events: batch.events.length, to: batch.ownerEmail }, 'dead-letter alert sent');
+      return null;
+    });
+    if (postponedUntil) await this.scheduler.schedule(endpointId, postponedUntil);
+  }
+
+  private eventLink(endpointId: string, eventId: string): string {
+    return `${this.siteUrl}/#/endpoints/${endpointId}/events/${eventId}`;
+  }
+
+  private compose(batch: AlertBatch): { to: string; subject: string; text: string; html: string } {
+    const count = batch.events.length;
+    const subject =
+      count === 1
+        ? `[Hooktrail] Webhook dead-lettered on "${batch.endpointName}"`
+        : `[Hooktrail] ${count} webhooks dead-lettered on "${batch.endpointName}"`;
+    const blocks = batch.events.map((event) => {
+      const destinations = event.destinations.map(
+        (destination) =>
+          `  - ${destination.url}: last response ${destination.responseCode ?? 'none'}${destination.error ? ` (${destination.error})` : ''}`,
+      );
+      return [
+        `Event ${event.eventId} (${event.method}), received ${event.receivedAt.toISOString()}`,
+        ...destinations,
+        `  ${this.eventLink(batch.endpointId, event.eventId)}`,
+      ].join('\n');
+    });
+    const intro =
+      count === 1
+        ? `Every delivery attempt of a webhook captured by your endpoint "${batch.endpointName}" failed, so it is now dead-lettered.`
+        : `Every delivery attempt of ${count} webhooks captured by your endpoint "${batch.endpointName}" failed, so they are now dead-lettered.`;
+    const outro = 'The events are kept: fix the destination, then replay them from the dashboard or the API.';
+    const text = [`Hi ${batch.ownerName},`, '', intro, '', ...blocks.flatMap((block) => [block, '']), outro].join('\n');
+    const html = `<p>Hi ${escapeHtml(batch.ownerName)},</p><p>${escapeHtml(intro)}</p>${blocks
+      .map((block) => `<pre>${escapeHtml(block)}</pre>`)
+      .join('')}<p>${escapeHtml(outro)}</p>`;
+    return { to: batch.ownerEmail, subject, text, html };
+  }
+}

@@ -1,0 +1,101 @@
+import { EntityManager } from '@mikro-orm/postgresql';
+import { Injectable } from '@nestjs/common';
+
+export interface AlertDestination {
+  url: string;
+  responseCode: number | null;
+  error: string | null;
+}
+
+export interface AlertedEvent {
+  alertId: string;
+  eventId: string;
+  method: string;
+  receivedAt: Date;
+  destinations: AlertDestination[];
+}
+
+export interface AlertBatch {
+  endpointId: string;
+  endpointName: string;
+  ownerEmail: string;
+  ownerName: string;
+  events: AlertedEvent[];
+}
+
+type Knex = ReturnType<EntityManager['getKnex']>;
+
+/** Every query of the dead-letter alert outbox. */
+@Injectable()
+export class AlertsRepository {
+  constructor(private readonly em: EntityManager) {}
+
+  /**
+   * Runs `work` holding the endpoint's alert lock, so that two workers never mail the same alerts.
+   * The outbox rows are marked sent in the same transaction, after `work` (the sending) succeeded.
+   */
+  withEndpointLock<T>(endpointId: string, work: (trx: Knex) => Promise<T>): Promise<T> {
+    return this.em.getKnex().transaction(async (trx) => {
+      await trx.raw(`select pg_advisory_xact_lock(hashtext('dead-letter-alerts:' || ?))`, [endpointId]);
+      return work(trx);
+    });
+  }
+
+  async lastSentAt(trx: Knex, endpointId: string): Promise<Date | null> {
+    const { rows } = await trx.raw(`select max(sent_at) as last from dead_letter_alerts where endpoint_id = ? and sent_at is not null`, [
+      endpointId,
+    ]);
+    return rows[0]?.last ?? null;
+  }
+
+  async unsent(trx: Knex, endpointId: string): Promise<AlertBatch | null> {
+    const { rows } = await trx.raw(
+      `select a.id as alert_id, e.id as event_id, e.method, e.received_at, ep.name as endpoint_name,
+              u.email as owner_email, u.name as owner_name,
+              coalesce((select json_agg(json_build_object('url', d.destination_url, 'responseCode', d.response_code,
+                         'error', d.attempts -> -1 ->> 'error') order by d.created_at)
+                        from deliveries d where d.event_id = e.id and d.status = 'dead_letter'), '[]') as destinations
+       from dead_letter_alerts a
+       join events e on e.id = a.event_id
+       join endpoints ep on ep.id = a.endpoint_id
+       join users u on u.id = ep.user_id
+       where a.endpoint_id = ? and a.sent_at is null
+       order by a.created_at`,
+      [endpointId],
+    );
+    if (rows.length === 0) return null;
+    return {
+      endpointId,
+      endpointName: rows[0].endpoint_name,
+      ownerEmail: rows[0].owner_email,
+      ownerName: rows[0].owner_name,
+      events: rows.map((row: Record<string, never>) => ({
+        alertId: row.alert_id,
+        eventId: row.event_id,
+        method: row.method,
+        receivedAt: new Date(row.received_at),
+        destinations: row.destinations,
+      })),
+    };
+  }
+
+  async markSent(trx: Knex, alertIds: string[]): Promise<void> {
+    await trx.raw(`update dead_letter_alerts set sent_at = now() where id = any(?::uuid[])`, [alertIds]);
+  }
+
+  /**
+   * Endpoints with alerts left unsent `graceSeconds` past the time they were due (now, or the end of
+   * the endpoint's alert window): their job may have been lost with Redis.
+   */
+  async endpointsWithOverdueAlerts(graceSeconds: number, windowMs: number): Promise<string[]> {
+    const { rows } = await this.em.getKnex().raw(
+      `select a.endpoint_id from dead_letter_alerts a
+       where a.sent_at is null and a.created_at < now() - make_interval(secs => ?)
+       group by a.endpoint_id
+       having coalesce((select max(s.sent_at) from dead_letter_alerts s where s.endpoint_id = a.endpoint_id), '-infinity')
+              < now() - make_interval(secs => ?)`,
+      [graceSeconds, graceSeconds + windowMs / 1000],
+    );
+    return rows.map((row: { endpoint_id: string }) => row.endpoint_id);
+  }
+}

@@ -1,0 +1,57 @@
+import { EntityManager } from '@mikro-orm/postgresql';
+import { Injectable, NotFoundException } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Endpoint } from '../endpoints/endpoint.entity';
+import { compareStreamIds, EventStreamService, isStreamId, type StreamedChange } from './event-stream.service';
+
+export const HEARTBEAT_MS = 15_000;
+
+function format(change: StreamedChange): string {
+  return `id: ${change.id}\nevent: ${change.type}\ndata: ${JSON.stringify(change.event)}\n\n`;
+}
+
+/** Opens one dashboard's SSE connection: ownership check, missed changes, then live ones. */
+@Injectable()
+export class EventStreamGateway {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly changes: EventStreamService,
+  ) {}
+
+  async open(userId: string, endpointId: string, lastEventId: string | undefined, request: FastifyRequest, reply: FastifyReply) {
+    const owned = await this.em.fork().count(Endpoint, { id: endpointId, user: userId });
+    if (owned === 0) throw new NotFoundException('endpoint not found');
+
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    raw.write(': connected\n\n');
+
+    // Live changes are buffered while the missed ones are read, then sent after them without repeats.
+    let lastSent = lastEventId && isStreamId(lastEventId) ? lastEventId : undefined;
+    let buffered: StreamedChange[] | undefined = lastSent ? [] : undefined;
+    const send = (change: StreamedChange) => {
+      if (lastSent && compareStreamIds(change.id, lastSent) <= 0) return;
+      lastSent = change.id;
+      raw.write(format(change));
+    };
+    const stop = this.changes.listen(endpointId, (change) => (buffered ? buffered.push(change) : send(change)));
+    const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), HEARTBEAT_MS);
+    request.raw.once('close', () => {
+      stop();
+      clearInterval(heartbeat);
+    });
+    if (lastSent && buffered) {
+      const missed = await this.changes.since(endpointId, lastSent).catch(() => []);
+      missed.forEach(send);
+      const live = buffered;
+      buffered = undefined;
+      live.forEach(send);
+    }
+  }
+}

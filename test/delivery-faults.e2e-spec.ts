@@ -1,0 +1,80 @@
+import { HttpsDestination } from './support/https-destination';
+import { ThrowawayRedis } from './support/redis-server';
+import { spawnService, stopService } from './support/service-process';
+import { startTestApp, type TestApp } from './support/test-app';
+import { addDestination, capture, createEndpoint, hasStatus, waitForEvent } from './support/webhook-fixtures';
+
+describe('delivery: nothing is lost', () => {
+  it('captures while Redis is down and delivers everything within 30 s of Redis coming back', async () => {
+    const redis = await ThrowawayRedis.start();
+    const sink = await HttpsDestination.start();
+    const sut = await startTestApp({ REDIS_URL: redis.url, DELIVERY_RETRY_DELAYS_MS: '500,500,500,500' });
+    try {
+      const fixture = await createEndpoint(sut.url);
+      await addDestination(sut.url, fixture, sink.url);
+      const before = await capture(fixture, '{"n":0}');
+      await waitForEvent(sut.url, fixture, before, hasStatus('delivered'));
+
+      await redis.stop();
+      const during = [];
+      for (let n = 1; n <= 20; n++) during.push(await capture(fixture, `{"n":${n}}`));
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      await redis.startServer();
+      const restarted = Date.now();
+
+      for (const eventId of during) await waitForEvent(sut.url, fixture, eventId, hasStatus('delivered'), 30_000);
+      expect(Date.now() - restarted).toBeLessThan(30_000);
+      const bodies = new Set(sink.received.map((request) => request.body.toString()));
+      for (let n = 0; n <= 20; n++) expect(bodies).toContain(`{"n":${n}}`);
+    } finally {
+      await sut.close().catch(() => undefined);
+      await sink.close();
+      await redis.stop();
+    }
+  }, 90_000);
+
+  it('delivers a job whose worker was killed mid-delivery (at least once, never zero)', async () => {
+    let killFirstWorker: () => void = () => undefined;
+    const sink = await HttpsDestination.start();
+    sink.respondWith((_request, response) => {
+      killFirstWorker();
+      setTimeout(() => response.end('late'), 500);
+    });
+    const sut = await startTestApp({ APP_ROLE: 'api', DELIVERY_TIMEOUT_MS: '2000' });
+    const workerEnv = {
+      APP_ROLE: 'worker',
+      DATABASE_URL: sut.env.DATABASE_URL,
+      REDIS_URL: sut.env.REDIS_URL,
+      REDIS_PREFIX: sut.env.REDIS_PREFIX,
+      DELIVERY_TIMEOUT_MS: '2000',
+      DELIVERY_ALLOW_PRIVATE_NETWORKS: 'true',
+      LOG_LEVEL: 'warn',
+    };
+    const first = await spawnService(workerEnv);
+    let second: Awaited<ReturnType<typeof spawnService>> | undefined;
+    try {
+      const killed = new Promise<void>((resolve) => {
+        killFirstWorker = () => {
+          first.child.kill('SIGKILL');
+          resolve();
+        };
+      });
+      const fixture = await createEndpoint(sut.url);
+      await addDestination(sut.url, fixture, sink.url);
+      const eventId = await capture(fixture);
+      await killed;
+      expect(await first.exited).toBe('SIGKILL');
+      second = await spawnService(workerEnv);
+
+      const event = await waitForEvent(sut.url, fixture, eventId, hasStatus('delivered'), 60_000);
+      expect(event.deliveries).toHaveLength(1);
+      expect(sink.received.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(sink.received.map((request) => request.headers['hooktrail-id'])).size).toBe(1);
+    } finally {
+      await stopService(first, 'SIGKILL');
+      if (second) await stopService(second);
+      await sut.close();
+      await sink.close();
+    }
+  }, 120_000);
+});

@@ -1,0 +1,254 @@
+import { Client } from 'pg';
+import { Webhook } from 'standardwebhooks';
+import Stripe from 'stripe';
+import { api } from './support/api-client';
+import { answer, HttpsDestination } from './support/https-destination';
+import { SmtpSink } from './support/smtp-sink';
+import { startTestApp, type TestApp } from './support/test-app';
+import { addDestination, capture, createEndpoint, hasStatus, waitForEvent } from './support/webhook-fixtures';
+
+const RETRY_DELAYS = '300,300,300,300';
+
+describe('delivery engine', () => {
+  let sut: TestApp;
+  let smtp: SmtpSink;
+  const destinations: HttpsDestination[] = [];
+  const destination = async (...responders: Parameters<HttpsDestination['respondWith']>) => {
+    const started = await HttpsDestination.start();
+    started.respondWith(...responders);
+    destinations.push(started);
+    return started;
+  };
+
+  beforeAll(async () => {
+    smtp = await SmtpSink.start();
+    sut = await startTestApp({ DELIVERY_RETRY_DELAYS_MS: RETRY_DELAYS, DELIVERY_TIMEOUT_MS: '1000', SMTP_URL: smtp.url });
+  });
+  afterAll(async () => {
+    await sut.close();
+    await Promise.all(destinations.map((server) => server.close()));
+    await smtp.close();
+  });
+
+  it('forwards the original method, query, headers and exact bytes, signed in the Standard Webhooks scheme', async () => {
+    const sink = await destination();
+    const fixture = await createEndpoint(sut.url);
+    const secret = 'whsec-plain-utf8-secret-é';
+    await addDestination(sut.url, fixture, `${sink.url}/hooks?source=hooktrail`, secret);
+    const body = Buffer.from('{"type":"invoice.paid","note":"caf\u00e9 \u2603"}\n', 'utf8');
+
+    const eventId = await capture(fixture, body, {
+      method: 'PUT',
+      query: 'a=1&b=two',
+      headers: { 'x-provider-header': 'kept', 'webhook-id': 'provider-own-id', connection: 'keep-alive' },
+    });
+    const [received] = await sink.waitForRequests(1);
+
+    expect(received.method).toBe('PUT');
+    expect(received.url).toBe('/hooks?source=hooktrail&a=1&b=two');
+    expect(received.body.equals(body)).toBe(true);
+    expect(received.headers['x-provider-header']).toBe('kept');
+    expect(received.headers['webhook-id']).toBe('provider-own-id');
+    expect(received.headers['content-type']).toBe('application/json');
+    const event = await waitForEvent(sut.url, fixture, eventId, hasStatus('delivered'));
+    const [delivery] = event.deliveries;
+    expect(received.headers['hooktrail-id']).toBe(delivery.id);
+    expect(Math.abs(Number(received.headers['hooktrail-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
+    const verifier = new Webhook(Buffer.from(secret, 'utf8').toString('base64'));
+    expect(() =>
+      verifier.verify(received.body.toString('utf8'), {
+        'webhook-id': String(received.headers['hooktrail-id']),
+        'webhook-timestamp': String(received.headers['hooktrail-timestamp']),
+        'webhook-signature': String(received.headers['hooktrail-signature']),
+      }),
+    ).not.toThrow();
+    expect(delivery).toMatchObject({ status: 'delivered', attempt_count: 1, response_code: 200, response_body: 'ok' });
+    expect(delivery.destination.url).toBe(`${sink.url}/hooks?source=hooktrail`);
+    expect(delivery.attempts).toHaveLength(1);
+    expect(delivery.attempts[0]).toMatchObject({ response_code: 200, error: null });
+  });
+
+  it('sends no signature header to a destination without a secret', async () => {
+    const sink = await destination();
+    const fixture = await createEndpoint(sut.url);
+    await addDestination(sut.url, fixture, sink.url);
+    await capture(fixture);
+    const [received] = await sink.waitForRequests(1);
+    expect(received.headers['hooktrail-id']).toBeDefined();
+    expect(received.headers['hooktrail-signature']).toBeUndefined();
+  });
+
+  it('keeps a Stripe signature verifiable at the destination', async () => {
+    const stripeSecret = 'whsec_test_secret';
+    const stripe = new Stripe('sk_test_unused');
+    const sink = await destination();
+    const fixture = await createEndpoint(sut.url);
+    await addDestination(sut.url, fixture, sink.url);
+    const payload = JSON.stringify({ id: 'evt_1', object: 'event', type: 'invoice.paid', data: { object: { id: 'in_1' } } }, null, 2);
+    const signature = stripe.webhooks.generateTestHeaderString({ payload, secret: stripeSecret });
+
+    await capture(fixture, payload, { headers: { 'stripe-signature': signature } });
+    const [received] = await sink.waitForRequests(1);
+
+    const verified = stripe.webhooks.constructEvent(received.body, String(received.headers['stripe-signature']), stripeSecret);
+    expect(verified.type).toBe('invoice.paid');
+  });
+
+  it('retries a failing destination and records each attempt: 500, 500, 200 is delivered after 3 attempts', async () => {
+    const sink = await destination(answer(500, 'boom'), answer(500, 'boom'), answer(200, 'fine'));
+    const fixture = await createEndpoint(sut.url);
+    await addDestination(sut.url, fixture, sink.url);
+    const eventId = await capture(fixture);
+
+    const failed = await waitForEvent(sut.url, fixture, eventId, hasStatus('failed'));
+    expect(failed.deliveries[0].status).toBe('failed');
+    const event = await waitForEvent(sut.url, fixture, eventId, hasStatus('delivered'));
+    const [delivery] = event.deliveries;
+    expect(delivery).toMatchObject({ status: 'delivered', attempt_count: 3, response_code: 200, response_body: 'fine' });
+    expect(delivery.attempts.map((attempt: { response_code: number }) => attempt.response_code)).toEqual([500, 500, 200]);
+    expect(sink.received).toHaveLength(3);
+    expect(new Set(sink.received.map((request) => request.headers['hooktrail-id'])).size).toBe(1);
+  });
+
+  it('dead-letters after exactly 5 attempts and mails the owner exactly once', async () => {
+    const sink = await destination();
+    sink.always(answer(500, 'still broken'));
+    const fixture = await createEndpoint(sut.url);
+    await addDestination(sut.url, fixture, sink.url);
+    const mailsBefore = smtp.mails.length;
+    const eventId = await capture(fixture);
+
+    const event = await waitForEvent(sut.url, fixture, eventId, hasStatus('dead_letter'));
+    expect(event.deliveries[0]).toMatchObject({ status: 'dead_letter', attempt_count: 5, response_code: 500 });
+    const mails = await smtp.waitForMails(mailsBefore + 1);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(sink.received).toHaveLength(5);
+    const mine = mails.filter((mail) => mail.to.includes(fixture.user.email));
+    expect(mine).toHaveLength(1);
+    expect(mine[0].text).toContain(eventId);
+    expect(mine[0].text).toContain('Payments');
+    expect(mine[0].text).toContain(sink.url);
+    expect(mine[0].text).toContain(`/#/endpoints/${fixture.endpointId}/events/${eventId}`);
+  });
+
+  it('counts a destination that does not answer in time as failed with no response code', async () => {
+    const sink = await destination(() => undefined, answer(200));
+    const fixture = await createEndpoint(sut.url);
+    await addDestination(sut.url, fixture, sink.url);
+    const eventId = await capture(fixture);
+
+    const event = await waitForEvent(sut.url, fixture, eventId, hasStatus('delivered'));
+    const [first, second] = event.deliveries[0].attempts;
+    expect(first).toMatchObject({ response_code: null, error: 'timed out after 1000 ms' });
+    expect(first.duration_ms).toBeGreaterThanOrEqual(950);
+    expect(second.response_code).toBe(200);
+  });
+
+  it('does not follow redirects: a 3xx is a failed attempt', async () => {
+    const elsewhere = await destination();
+    const sink = await destination(answer(302, '', { location: `${elsewhere.url}/moved` }), answer(200));
+    const fixture = await createEndpoint(sut.url);
+    await addDestination(sut.url, fixture, sink.url);
+    const eventId = await capture(fixture);
+
+    const event = await waitForEvent(sut.url, fixture, eventId, hasStatus('delivered'));
+    expect(event.deliveries[0].attempts[0]).toMatchObject({ response_code: 302, error: 'redirects are not followed' });
+    expect(elsewhere.received).toHaveLength(0);
+  });
+
+  it('keeps only the first 1 KiB of a response body', async () => {
+    const sink = await destination(answer(200, 'x'.repeat(5000)));
+    const fixture = await createEndpoint(sut.url);
+    await addDestination(sut.url, fixture, sink.url);
+    const eventId = await capture(fixture);
+    const event = await waitForEvent(sut.url, fixture, eventId, hasStatus('delivered'));
+    expect(event.deliveries[0].response_body).toBe('x'.repeat(1024));
+  });
+
+  it('marks the event delivered when one of two destinations succeeds and the other dead-letters', async () => {
+    const good = await destination();
+    const bad = await destination();
+    bad.always(answer(503));
+    const fixture = await createEndpoint(sut.url);
+    await addDestination(sut.url, fixture, good.url);
+    await addDestination(sut.url, fixture, bad.url);
+    const eventId = await capture(fixture);
+
+    const event = await waitForEvent(sut.url, fixture, eventId, (seen) =>
+      seen.deliveries.every((delivery: { status: string }) => delivery.status === 'delivered' || delivery.status === 'dead_letter'),
+    );
+    expect(event.status).toBe('delivered');
+    expect(event.deliveries.map((delivery: { status: string }) => delivery.status).sort()).toEqual(['dead_letter', 'delivered']);
+  });
+
+  it('leaves an event with no active destination received, and refuses to replay it', async () => {
+    const fixture = await createEndpoint(sut.url);
+    const eventId = await capture(fixture);
+    const replay = await api(sut.url, 'POST', `/api/endpoints/${fixture.endpointId}/events/${eventId}/replay`, {
+      token: fixture.user.accessToken,
+    });
+    expect(replay.status).toBe(409);
+    expect(replay.body.message).toContain('no active destination');
+    const event = await waitForEvent(sut.url, fixture, eventId, () => true);
+    expect(event).toMatchObject({ status: 'received', deliveries: [] });
+  });
+
+  it('replays a dead letter to the current destinations, including one added after the capture', async () => {
+    const broken = await destination();
+    broken.always(answer(500));
+    const fixture = await createEndpoint(sut.url);
+    const brokenId = await addDestination(sut.url, fixture, broken.url);
+    const eventId = await capture(fixture, '{"replay":"me"}');
+    await waitForEvent(sut.url, fixture, eventId, hasStatus('dead_letter'));
+
+    await api(sut.url, 'PATCH', `/api/endpoints/${fixture.endpointId}/destinations/${brokenId}`, {
+      token: fixture.user.accessToken,
+      body: { is_active: false },
+    });
+    const added = await destination();
+    await addDestination(sut.url, fixture, added.url);
+    const first = await api(sut.url, 'POST', `/api/endpoints/${fixture.endpointId}/events/${eventId}/replay`, {
+      token: fixture.user.accessToken,
+    });
+    const second = await api(sut.url, 'POST', `/api/endpoints/${fixture.endpointId}/events/${eventId}/replay`, {
+      token: fixture.user.accessToken,
+    });
+
+    expect(first).toMatchObject({ status: 200, body: { ok: true } });
+    expect(second.body.jobId).not.toBe(first.body.jobId);
+    const received = await added.waitForRequests(2);
+    expect(received[0].body.toString()).toBe('{"replay":"me"}');
+    const event = await waitForEvent(sut.url, fixture, eventId, hasStatus('delivered'));
+    expect(event.deliveries).toHaveLength(3);
+    expect(broken.received).toHaveLength(5);
+  });
+
+  it('answers 404 to a replay of another user’s event', async () => {
+    const owner = await createEndpoint(sut.url);
+    const stranger = await createEndpoint(sut.url);
+    const eventId = await capture(owner);
+    const replay = await api(sut.url, 'POST', `/api/endpoints/${owner.endpointId}/events/${eventId}/replay`, {
+      token: stranger.user.accessToken,
+    });
+    expect(replay.status).toBe(404);
+  });
+
+  it('moves two deliveries of one event finishing at once to a consistent status', async () => {
+    const sinks = await Promise.all([destination(), destination(), destination(), destination()]);
+    const fixture = await createEndpoint(sut.url);
+    for (const sink of sinks) await addDestination(sut.url, fixture, sink.url);
+    const eventIds = await Promise.all(Array.from({ length: 10 }, () => capture(fixture)));
+    const database = new Client({ connectionString: sut.env.DATABASE_URL });
+    await database.connect();
+    try {
+      for (const eventId of eventIds) await waitForEvent(sut.url, fixture, eventId, hasStatus('delivered'));
+      const { rows } = await database.query(
+        `select count(*)::int as n from deliveries where event_id = any($1::uuid[]) and status = 'delivered'`,
+        [eventIds],
+      );
+      expect(rows[0].n).toBe(40);
+    } finally {
+      await database.end();
+    }
+  });
+});

@@ -1,0 +1,79 @@
+import { api } from './support/api-client';
+import { HttpsDestination } from './support/https-destination';
+import { spawnService, stopService, type ServiceProcess } from './support/service-process';
+import { SseClient } from './support/sse-client';
+import { startTestApp, type TestApp } from './support/test-app';
+import { addDestination, capture, createEndpoint, type EndpointFixture } from './support/webhook-fixtures';
+
+describe('event stream (SSE)', () => {
+  let sut: TestApp;
+  let second: ServiceProcess;
+  let sink: HttpsDestination;
+  let fixture: EndpointFixture;
+  const clients: SseClient[] = [];
+  const open = async (baseUrl: string, lastEventId?: string) => {
+    const client = await SseClient.open(`${baseUrl}/api/endpoints/${fixture.endpointId}/events/stream`, fixture.user.accessToken, lastEventId);
+    clients.push(client);
+    return client;
+  };
+
+  beforeAll(async () => {
+    sut = await startTestApp();
+    sink = await HttpsDestination.start();
+    fixture = await createEndpoint(sut.url);
+    // A second API process (no workers) on the same database and Redis: what one process captures
+    // or delivers must reach dashboards connected to the other.
+    second = await spawnService({
+      APP_ROLE: 'api',
+      DATABASE_URL: sut.env.DATABASE_URL,
+      REDIS_URL: sut.env.REDIS_URL,
+      REDIS_PREFIX: sut.env.REDIS_PREFIX,
+      LOG_LEVEL: 'warn',
+    });
+  });
+  afterAll(async () => {
+    clients.forEach((client) => client.close());
+    await stopService(second);
+    await sut.close();
+    await sink.close();
+  });
+
+  it('streams an event captured by one process, and its delivery status change, to a client of another', async () => {
+    await addDestination(sut.url, fixture, sink.url);
+    const client = await open(`http://127.0.0.1:${second.port}`);
+    expect(client.status).toBe(200);
+
+    const eventId = await capture(fixture, '{"live":true}');
+
+    const created = await client.waitFor((message) => message.event === 'event.created' && JSON.parse(message.data).id === eventId, 2000);
+    expect(JSON.parse(created.data)).toMatchObject({ id: eventId, endpoint_id: fixture.endpointId, status: 'received', method: 'POST' });
+    const updated = await client.waitFor(
+      (message) => message.event === 'event.updated' && JSON.parse(message.data).id === eventId && JSON.parse(message.data).status === 'delivered',
+    );
+    expect(updated.id).toMatch(/^\d+-\d+$/);
+  });
+
+  it('resumes after a reconnect with Last-Event-ID, without gaps or repeats', async () => {
+    const first = await open(sut.url);
+    const before = await capture(fixture, '{"n":"before"}');
+    const seen = await first.waitFor((message) => message.event === 'event.created' && JSON.parse(message.data).id === before);
+    first.close();
+
+    const missed = [await capture(fixture, '{"n":1}'), await capture(fixture, '{"n":2}')];
+    const resumed = await open(`http://127.0.0.1:${second.port}`, seen.id);
+    for (const eventId of missed) {
+      await resumed.waitFor((message) => message.event === 'event.created' && JSON.parse(message.data).id === eventId);
+    }
+    const createdIds = resumed.messages.filter((message) => message.event === 'event.created').map((message) => JSON.parse(message.data).id);
+    expect(createdIds).not.toContain(before);
+    expect(new Set(resumed.messages.map((message) => message.id)).size).toBe(resumed.messages.length);
+  });
+
+  it("answers 404 for another user's endpoint and 401 without a token", async () => {
+    const stranger = await createEndpoint(sut.url);
+    const notMine = await SseClient.open(`${sut.url}/api/endpoints/${fixture.endpointId}/events/stream`, stranger.user.accessToken);
+    expect(notMine.status).toBe(404);
+    const anonymous = await api(sut.url, 'GET', `/api/endpoints/${fixture.endpointId}/events/stream`);
+    expect(anonymous.status).toBe(401);
+  });
+});

@@ -1,0 +1,70 @@
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  raw: string;
+  /** The raw message with quoted-printable soft line breaks and escapes undone (good enough to search). */
+  text: string;
+}
+
+function decodeQuotedPrintable(raw: string): string {
+  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+/** A real SMTP server (the `smtp-server` package) on 127.0.0.1 that keeps every message it accepts. */
+export class SmtpSink {
+  readonly mails: ReceivedMail[] = [];
+  private server!: SMTPServer;
+
+  static async start(port = 0): Promise<SmtpSink> {
+    const sink = new SmtpSink();
+    await sink.listen(port);
+    return sink;
+  }
+
+  get port(): number {
+    return (this.server.server.address() as AddressInfo).port;
+  }
+
+  get url(): string {
+    return `smtp://127.0.0.1:${this.port}`;
+  }
+
+  async waitForMails(count: number, timeoutMs = 20_000): Promise<ReceivedMail[]> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.mails.length < count) {
+      if (Date.now() > deadline) throw new Error(`expected ${count} mails, got ${this.mails.length}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return this.mails;
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  private listen(port: number): Promise<void> {
+    this.server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onData: (stream, session, callback) => {
+        const chunks: Buffer[] = [];
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+        stream.on('end', () => {
+          const raw = Buffer.concat(chunks).toString('utf8');
+          this.mails.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((recipient) => recipient.address),
+            raw,
+            text: decodeQuotedPrintable(raw),
+          });
+          callback();
+        });
+      },
+    });
+    return new Promise((resolve) => this.server.listen(port, '127.0.0.1', () => resolve()));
+  }
+}
