@@ -9,6 +9,7 @@ import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import type { Environment } from './config/environment';
 import { prepareDatabase } from './database/database-bootstrap';
 import { registerCaptureRoute } from './events/capture/capture-route';
+import { serveDashboard } from './dashboard';
 import { setupOpenApi } from './openapi';
 
 /** JSON bodies of the API are small; captures have their own limit (CAPTURE_MAX_BODY_BYTES). */
@@ -43,6 +44,7 @@ export async function createApp(env: Environment): Promise<NestFastifyApplicatio
   app.useGlobalFilters(new AllExceptionsFilter(app.get(HttpAdapterHost).httpAdapter));
   if (env.APP_ROLE !== 'worker') {
     setupOpenApi(app);
+    serveDashboard(app);
     await registerCaptureRoute(app, env);
   }
   return app;

@@ -1,7 +1,7 @@
 import { HttpsDestination } from './support/https-destination';
 import { ThrowawayRedis } from './support/redis-server';
 import { spawnService, stopService } from './support/service-process';
-import { startTestApp, type TestApp } from './support/test-app';
+import { startTestApp } from './support/test-app';
 import { addDestination, capture, createEndpoint, hasStatus, waitForEvent } from './support/webhook-fixtures';
 
 describe('delivery: nothing is lost', () => {

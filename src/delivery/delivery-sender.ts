@@ -123,7 +123,7 @@ export class DeliverySender implements OnModuleDestroy {
     const ok = response.status >= 200 && response.status < 300;
     return {
       responseCode: response.status,
-      responseBody: head.toString('utf8').replace(/\u0000/g, '\uFFFD'), // PostgreSQL text holds no NUL
+      responseBody: head.toString('utf8').replaceAll('\u0000', '\uFFFD'), // PostgreSQL text holds no NUL
       durationMs: Date.now() - started,
       error: ok ? null : response.status >= 300 && response.status < 400 ? 'redirects are not followed' : null,
     };
