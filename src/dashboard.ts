@@ -12,7 +12,9 @@ export const DASHBOARD_ROOT = join(__dirname, '..', '..', 'dist', 'web');
  */
 export function serveDashboard(app: NestFastifyApplication): void {
   if (!existsSync(join(DASHBOARD_ROOT, 'index.html'))) {
-    new Logger('Dashboard').warn(`no dashboard build in ${DASHBOARD_ROOT}: run \`npm run build\` to serve it at /`);
+    new Logger('Dashboard').warn(
+      `no dashboard build in ${DASHBOARD_ROOT}: run \`npm run build\` to serve it at /`,
+    );
     return;
   }
   app.useStaticAssets({
@@ -23,7 +25,8 @@ export function serveDashboard(app: NestFastifyApplication): void {
       const hashed = path.startsWith(join(DASHBOARD_ROOT, 'assets'));
       const value = hashed ? 'public, max-age=31536000, immutable' : 'no-cache';
       // @fastify/static 10 passes the Fastify reply, though its typings still name a raw response.
-      if ('header' in response && typeof response.header === 'function') response.header('cache-control', value);
+      if ('header' in response && typeof response.header === 'function')
+        response.header('cache-control', value);
     },
   });
 }

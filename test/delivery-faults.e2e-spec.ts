@@ -4,6 +4,39 @@ import { spawnService, stopService } from './support/service-process';
 import { startTestApp } from './support/test-app';
 import { addDestination, capture, createEndpoint, hasStatus, waitForEvent } from './support/webhook-fixtures';
 
+describe('delivery: worker processes', () => {
+  it('shares the work of two worker processes without delivering anything twice', async () => {
+    const sink = await HttpsDestination.start();
+    const sut = await startTestApp({ APP_ROLE: 'api' });
+    const workerEnv = {
+      APP_ROLE: 'worker',
+      DATABASE_URL: sut.env.DATABASE_URL,
+      REDIS_URL: sut.env.REDIS_URL,
+      REDIS_PREFIX: sut.env.REDIS_PREFIX,
+      DELIVERY_ALLOW_PRIVATE_NETWORKS: 'true',
+      LOG_LEVEL: 'warn',
+    };
+    const workers = await Promise.all([spawnService(workerEnv), spawnService(workerEnv)]);
+    try {
+      const fixture = await createEndpoint(sut.url);
+      await addDestination(sut.url, fixture, sink.url);
+      const eventIds = await Promise.all(
+        Array.from({ length: 200 }, (_, n) => capture(fixture, `{"n":${n}}`)),
+      );
+
+      await sink.waitForRequests(200, 60_000);
+      for (const eventId of eventIds) await waitForEvent(sut.url, fixture, eventId, hasStatus('delivered'));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(sink.received).toHaveLength(200);
+      expect(new Set(sink.received.map((request) => request.headers['hooktrail-id'])).size).toBe(200);
+    } finally {
+      await Promise.all(workers.map((worker) => stopService(worker)));
+      await sut.close();
+      await sink.close();
+    }
+  }, 120_000);
+});
+
 describe('delivery: nothing is lost', () => {
   it('captures while Redis is down and delivers everything within 30 s of Redis coming back', async () => {
     const redis = await ThrowawayRedis.start();
@@ -22,7 +55,8 @@ describe('delivery: nothing is lost', () => {
       await redis.startServer();
       const restarted = Date.now();
 
-      for (const eventId of during) await waitForEvent(sut.url, fixture, eventId, hasStatus('delivered'), 30_000);
+      for (const eventId of during)
+        await waitForEvent(sut.url, fixture, eventId, hasStatus('delivered'), 30_000);
       expect(Date.now() - restarted).toBeLessThan(30_000);
       const bodies = new Set(sink.received.map((request) => request.body.toString()));
       for (let n = 0; n <= 20; n++) expect(bodies).toContain(`{"n":${n}}`);

@@ -18,7 +18,10 @@ describe('delivery SSRF guard at connect time', () => {
 
   beforeAll(async () => {
     sink = await HttpsDestination.start();
-    sut = await startTestApp({ DELIVERY_ALLOW_PRIVATE_NETWORKS: 'false', DELIVERY_RETRY_DELAYS_MS: '100,100,100,100' });
+    sut = await startTestApp({
+      DELIVERY_ALLOW_PRIVATE_NETWORKS: 'false',
+      DELIVERY_RETRY_DELAYS_MS: '100,100,100,100',
+    });
     database = new Client({ connectionString: sut.env.DATABASE_URL });
     await database.connect();
   });
@@ -47,7 +50,10 @@ describe('delivery SSRF guard at connect time', () => {
     ['a hostname resolving to 127.0.0.1', () => `https://localhost:${port()}/`],
   ])('refuses to dial %s, records why, and dead-letters', async (_label, url) => {
     const fixture = await createEndpoint(sut.url);
-    await database.query(`insert into destinations (id, endpoint_id, url) values (gen_random_uuid(), $1, $2)`, [fixture.endpointId, url()]);
+    await database.query(
+      `insert into destinations (id, endpoint_id, url) values (gen_random_uuid(), $1, $2)`,
+      [fixture.endpointId, url()],
+    );
 
     const eventId = await capture(fixture);
     const event = await waitForEvent(sut.url, fixture, eventId, (seen) => seen.status === 'dead_letter');
@@ -55,7 +61,9 @@ describe('delivery SSRF guard at connect time', () => {
     const [delivery] = event.deliveries;
     expect(delivery.attempt_count).toBe(5);
     expect(delivery.response_code).toBeNull();
-    expect(delivery.attempts[0].error).toMatch(/refused: the destination resolves to a private or reserved address/);
+    expect(delivery.attempts[0].error).toMatch(
+      /refused: the destination resolves to a private or reserved address/,
+    );
     expect(sink.received).toHaveLength(0);
   });
 });

@@ -22,7 +22,11 @@ describe('delivery engine', () => {
 
   beforeAll(async () => {
     smtp = await SmtpSink.start();
-    sut = await startTestApp({ DELIVERY_RETRY_DELAYS_MS: RETRY_DELAYS, DELIVERY_TIMEOUT_MS: '1000', SMTP_URL: smtp.url });
+    sut = await startTestApp({
+      DELIVERY_RETRY_DELAYS_MS: RETRY_DELAYS,
+      DELIVERY_TIMEOUT_MS: '1000',
+      SMTP_URL: smtp.url,
+    });
   });
   afterAll(async () => {
     await sut.close();
@@ -62,7 +66,12 @@ describe('delivery engine', () => {
         'webhook-signature': String(received.headers['hooktrail-signature']),
       }),
     ).not.toThrow();
-    expect(delivery).toMatchObject({ status: 'delivered', attempt_count: 1, response_code: 200, response_body: 'ok' });
+    expect(delivery).toMatchObject({
+      status: 'delivered',
+      attempt_count: 1,
+      response_code: 200,
+      response_body: 'ok',
+    });
     expect(delivery.destination.url).toBe(`${sink.url}/hooks?source=hooktrail`);
     expect(delivery.attempts).toHaveLength(1);
     expect(delivery.attempts[0]).toMatchObject({ response_code: 200, error: null });
@@ -84,13 +93,21 @@ describe('delivery engine', () => {
     const sink = await destination();
     const fixture = await createEndpoint(sut.url);
     await addDestination(sut.url, fixture, sink.url);
-    const payload = JSON.stringify({ id: 'evt_1', object: 'event', type: 'invoice.paid', data: { object: { id: 'in_1' } } }, null, 2);
+    const payload = JSON.stringify(
+      { id: 'evt_1', object: 'event', type: 'invoice.paid', data: { object: { id: 'in_1' } } },
+      null,
+      2,
+    );
     const signature = stripe.webhooks.generateTestHeaderString({ payload, secret: stripeSecret });
 
     await capture(fixture, payload, { headers: { 'stripe-signature': signature } });
     const [received] = await sink.waitForRequests(1);
 
-    const verified = stripe.webhooks.constructEvent(received.body, String(received.headers['stripe-signature']), stripeSecret);
+    const verified = stripe.webhooks.constructEvent(
+      received.body,
+      String(received.headers['stripe-signature']),
+      stripeSecret,
+    );
     expect(verified.type).toBe('invoice.paid');
   });
 
@@ -104,8 +121,15 @@ describe('delivery engine', () => {
     expect(failed.deliveries[0].status).toBe('failed');
     const event = await waitForEvent(sut.url, fixture, eventId, hasStatus('delivered'));
     const [delivery] = event.deliveries;
-    expect(delivery).toMatchObject({ status: 'delivered', attempt_count: 3, response_code: 200, response_body: 'fine' });
-    expect(delivery.attempts.map((attempt: { response_code: number }) => attempt.response_code)).toEqual([500, 500, 200]);
+    expect(delivery).toMatchObject({
+      status: 'delivered',
+      attempt_count: 3,
+      response_code: 200,
+      response_body: 'fine',
+    });
+    expect(delivery.attempts.map((attempt: { response_code: number }) => attempt.response_code)).toEqual([
+      500, 500, 200,
+    ]);
     expect(sink.received).toHaveLength(3);
     expect(new Set(sink.received.map((request) => request.headers['hooktrail-id'])).size).toBe(1);
   });
@@ -119,7 +143,11 @@ describe('delivery engine', () => {
     const eventId = await capture(fixture);
 
     const event = await waitForEvent(sut.url, fixture, eventId, hasStatus('dead_letter'));
-    expect(event.deliveries[0]).toMatchObject({ status: 'dead_letter', attempt_count: 5, response_code: 500 });
+    expect(event.deliveries[0]).toMatchObject({
+      status: 'dead_letter',
+      attempt_count: 5,
+      response_code: 500,
+    });
     const mails = await smtp.waitForMails(mailsBefore + 1);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(sink.received).toHaveLength(5);
@@ -152,7 +180,10 @@ describe('delivery engine', () => {
     const eventId = await capture(fixture);
 
     const event = await waitForEvent(sut.url, fixture, eventId, hasStatus('delivered'));
-    expect(event.deliveries[0].attempts[0]).toMatchObject({ response_code: 302, error: 'redirects are not followed' });
+    expect(event.deliveries[0].attempts[0]).toMatchObject({
+      response_code: 302,
+      error: 'redirects are not followed',
+    });
     expect(elsewhere.received).toHaveLength(0);
   });
 
@@ -175,18 +206,29 @@ describe('delivery engine', () => {
     const eventId = await capture(fixture);
 
     const event = await waitForEvent(sut.url, fixture, eventId, (seen) =>
-      seen.deliveries.every((delivery: { status: string }) => delivery.status === 'delivered' || delivery.status === 'dead_letter'),
+      seen.deliveries.every(
+        (delivery: { status: string }) =>
+          delivery.status === 'delivered' || delivery.status === 'dead_letter',
+      ),
     );
     expect(event.status).toBe('delivered');
-    expect(event.deliveries.map((delivery: { status: string }) => delivery.status).sort()).toEqual(['dead_letter', 'delivered']);
+    expect(event.deliveries.map((delivery: { status: string }) => delivery.status).sort()).toEqual([
+      'dead_letter',
+      'delivered',
+    ]);
   });
 
   it('leaves an event with no active destination received, and refuses to replay it', async () => {
     const fixture = await createEndpoint(sut.url);
     const eventId = await capture(fixture);
-    const replay = await api(sut.url, 'POST', `/api/endpoints/${fixture.endpointId}/events/${eventId}/replay`, {
-      token: fixture.user.accessToken,
-    });
+    const replay = await api(
+      sut.url,
+      'POST',
+      `/api/endpoints/${fixture.endpointId}/events/${eventId}/replay`,
+      {
+        token: fixture.user.accessToken,
+      },
+    );
     expect(replay.status).toBe(409);
     expect(replay.body.message).toContain('no active destination');
     const event = await waitForEvent(sut.url, fixture, eventId, () => true);
@@ -207,12 +249,22 @@ describe('delivery engine', () => {
     });
     const added = await destination();
     await addDestination(sut.url, fixture, added.url);
-    const first = await api(sut.url, 'POST', `/api/endpoints/${fixture.endpointId}/events/${eventId}/replay`, {
-      token: fixture.user.accessToken,
-    });
-    const second = await api(sut.url, 'POST', `/api/endpoints/${fixture.endpointId}/events/${eventId}/replay`, {
-      token: fixture.user.accessToken,
-    });
+    const first = await api(
+      sut.url,
+      'POST',
+      `/api/endpoints/${fixture.endpointId}/events/${eventId}/replay`,
+      {
+        token: fixture.user.accessToken,
+      },
+    );
+    const second = await api(
+      sut.url,
+      'POST',
+      `/api/endpoints/${fixture.endpointId}/events/${eventId}/replay`,
+      {
+        token: fixture.user.accessToken,
+      },
+    );
 
     expect(first).toMatchObject({ status: 200, body: { ok: true } });
     expect(second.body.jobId).not.toBe(first.body.jobId);

@@ -12,7 +12,11 @@ describe('event stream (SSE)', () => {
   let fixture: EndpointFixture;
   const clients: SseClient[] = [];
   const open = async (baseUrl: string, lastEventId?: string) => {
-    const client = await SseClient.open(`${baseUrl}/api/endpoints/${fixture.endpointId}/events/stream`, fixture.user.accessToken, lastEventId);
+    const client = await SseClient.open(
+      `${baseUrl}/api/endpoints/${fixture.endpointId}/events/stream`,
+      fixture.user.accessToken,
+      lastEventId,
+    );
     clients.push(client);
     return client;
   };
@@ -45,10 +49,21 @@ describe('event stream (SSE)', () => {
 
     const eventId = await capture(fixture, '{"live":true}');
 
-    const created = await client.waitFor((message) => message.event === 'event.created' && JSON.parse(message.data).id === eventId, 2000);
-    expect(JSON.parse(created.data)).toMatchObject({ id: eventId, endpoint_id: fixture.endpointId, status: 'received', method: 'POST' });
+    const created = await client.waitFor(
+      (message) => message.event === 'event.created' && JSON.parse(message.data).id === eventId,
+      2000,
+    );
+    expect(JSON.parse(created.data)).toMatchObject({
+      id: eventId,
+      endpoint_id: fixture.endpointId,
+      status: 'received',
+      method: 'POST',
+    });
     const updated = await client.waitFor(
-      (message) => message.event === 'event.updated' && JSON.parse(message.data).id === eventId && JSON.parse(message.data).status === 'delivered',
+      (message) =>
+        message.event === 'event.updated' &&
+        JSON.parse(message.data).id === eventId &&
+        JSON.parse(message.data).status === 'delivered',
     );
     expect(updated.id).toMatch(/^\d+-\d+$/);
   });
@@ -56,22 +71,31 @@ describe('event stream (SSE)', () => {
   it('resumes after a reconnect with Last-Event-ID, without gaps or repeats', async () => {
     const first = await open(sut.url);
     const before = await capture(fixture, '{"n":"before"}');
-    const seen = await first.waitFor((message) => message.event === 'event.created' && JSON.parse(message.data).id === before);
+    const seen = await first.waitFor(
+      (message) => message.event === 'event.created' && JSON.parse(message.data).id === before,
+    );
     first.close();
 
     const missed = [await capture(fixture, '{"n":1}'), await capture(fixture, '{"n":2}')];
     const resumed = await open(`http://127.0.0.1:${second.port}`, seen.id);
     for (const eventId of missed) {
-      await resumed.waitFor((message) => message.event === 'event.created' && JSON.parse(message.data).id === eventId);
+      await resumed.waitFor(
+        (message) => message.event === 'event.created' && JSON.parse(message.data).id === eventId,
+      );
     }
-    const createdIds = resumed.messages.filter((message) => message.event === 'event.created').map((message) => JSON.parse(message.data).id);
+    const createdIds = resumed.messages
+      .filter((message) => message.event === 'event.created')
+      .map((message) => JSON.parse(message.data).id);
     expect(createdIds).not.toContain(before);
     expect(new Set(resumed.messages.map((message) => message.id)).size).toBe(resumed.messages.length);
   });
 
   it("answers 404 for another user's endpoint and 401 without a token", async () => {
     const stranger = await createEndpoint(sut.url);
-    const notMine = await SseClient.open(`${sut.url}/api/endpoints/${fixture.endpointId}/events/stream`, stranger.user.accessToken);
+    const notMine = await SseClient.open(
+      `${sut.url}/api/endpoints/${fixture.endpointId}/events/stream`,
+      stranger.user.accessToken,
+    );
     expect(notMine.status).toBe(404);
     const anonymous = await api(sut.url, 'GET', `/api/endpoints/${fixture.endpointId}/events/stream`);
     expect(anonymous.status).toBe(401);

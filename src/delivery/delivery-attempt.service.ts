@@ -39,7 +39,13 @@ export class DeliveryAttemptService {
     const recorded = await this.send(delivery);
     if (!recorded) return;
     const { eventId: id, endpointId } = delivery;
-    this.changes.publish([{ type: 'event.updated', endpointId, event: { id, endpoint_id: endpointId, status: recorded.eventStatus } }]);
+    this.changes.publish([
+      {
+        type: 'event.updated',
+        endpointId,
+        event: { id, endpoint_id: endpointId, status: recorded.eventStatus },
+      },
+    ]);
     if (recorded.deadLettered) await this.alerts.schedule(recorded.endpointId);
     if (recorded.deliveryStatus === 'failed') {
       throw new RetryableDeliveryError(`attempt ${recorded.attemptCount} of delivery ${delivery.id} failed`);
@@ -49,7 +55,9 @@ export class DeliveryAttemptService {
   private async send(delivery: DeliveryContext): Promise<RecordedAttempt | null> {
     const { destination } = delivery;
     if (!destination || !destination.isActive) {
-      const reason = destination ? 'destination is inactive: retries stopped' : 'destination was removed: retries stopped';
+      const reason = destination
+        ? 'destination is inactive: retries stopped'
+        : 'destination was removed: retries stopped';
       return this.deliveries.abandon(delivery, reason);
     }
     const timestamp = Math.floor(Date.now() / 1000);
@@ -58,7 +66,8 @@ export class DeliveryAttemptService {
       'hooktrail-id': delivery.id,
       'hooktrail-timestamp': String(timestamp),
     };
-    if (destination.secret) headers['hooktrail-signature'] = signPayload(destination.secret, delivery.id, timestamp, delivery.body);
+    if (destination.secret)
+      headers['hooktrail-signature'] = signPayload(destination.secret, delivery.id, timestamp, delivery.body);
     const at = new Date();
     const outcome = await this.sender.send({
       method: delivery.method,
@@ -67,10 +76,14 @@ export class DeliveryAttemptService {
       body: delivery.body,
     });
     if (outcome.error) this.logger.debug({ deliveryId: delivery.id, error: outcome.error }, 'attempt failed');
-    return this.deliveries.recordAttempt(delivery, { ...outcome, at }, {
-      maxAttempts: this.maxAttempts,
-      nextAttemptAt: this.nextAttemptBound(delivery.attemptCount + 1),
-    });
+    return this.deliveries.recordAttempt(
+      delivery,
+      { ...outcome, at },
+      {
+        maxAttempts: this.maxAttempts,
+        nextAttemptAt: this.nextAttemptBound(delivery.attemptCount + 1),
+      },
+    );
   }
 
   /** The latest time the next attempt can start (its delay plus the jitter); the sweeper looks after it. */

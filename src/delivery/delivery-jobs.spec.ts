@@ -24,7 +24,10 @@ describe('retry schedule', () => {
 
   it('gives a new delivery 5 attempts and a re-enqueued one only what is left', () => {
     expect(deliveryJobOptions('id', DELAYS)).toMatchObject({ jobId: 'id', attempts: 5, delay: 0 });
-    expect(deliveryJobOptions('id', DELAYS, 3)).toMatchObject({ attempts: 2, backoff: { options: { priorAttempts: 3 } } });
+    expect(deliveryJobOptions('id', DELAYS, 3)).toMatchObject({
+      attempts: 2,
+      backoff: { options: { priorAttempts: 3 } },
+    });
   });
 
   it('bounds the finished jobs Redis keeps', () => {

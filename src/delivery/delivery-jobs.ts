@@ -17,7 +17,12 @@ export interface DeliveryBackoffOptions {
 const KEEP_FINISHED = { age: 3600, count: 1000 };
 
 /** `retryDelaysMs` has the four retry delays, so a delivery has 5 attempts in all. */
-export function deliveryJobOptions(deliveryId: string, retryDelaysMs: number[], priorAttempts = 0, delayMs = 0): JobOptions {
+export function deliveryJobOptions(
+  deliveryId: string,
+  retryDelaysMs: number[],
+  priorAttempts = 0,
+  delayMs = 0,
+): JobOptions {
   const options: DeliveryBackoffOptions = { priorAttempts };
   return {
     jobId: deliveryId,
@@ -30,7 +35,11 @@ export function deliveryJobOptions(deliveryId: string, retryDelaysMs: number[], 
 }
 
 /** The delay before retry number `attemptsMade` (1-based), with ±10 % jitter. */
-export function retryDelay(retryDelaysMs: number[], attemptsMade: number, options?: DeliveryBackoffOptions): number {
+export function retryDelay(
+  retryDelaysMs: number[],
+  attemptsMade: number,
+  options?: DeliveryBackoffOptions,
+): number {
   const index = Math.min(retryDelaysMs.length, attemptsMade + (options?.priorAttempts ?? 0)) - 1;
   const base = retryDelaysMs[Math.max(0, index)];
   return Math.round(base * (0.9 + Math.random() * 0.2));

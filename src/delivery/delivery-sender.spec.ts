@@ -5,8 +5,12 @@ import { signPayload } from './signature-signer';
 describe('forwarded request', () => {
   it('appends the original query string to the destination URL', () => {
     expect(destinationUrlWithQuery('https://example.com/hook', '')).toBe('https://example.com/hook');
-    expect(destinationUrlWithQuery('https://example.com/hook', 'a=1&b=2')).toBe('https://example.com/hook?a=1&b=2');
-    expect(destinationUrlWithQuery('https://example.com/hook?x=y', 'a=1')).toBe('https://example.com/hook?x=y&a=1');
+    expect(destinationUrlWithQuery('https://example.com/hook', 'a=1&b=2')).toBe(
+      'https://example.com/hook?a=1&b=2',
+    );
+    expect(destinationUrlWithQuery('https://example.com/hook?x=y', 'a=1')).toBe(
+      'https://example.com/hook?x=y&a=1',
+    );
   });
 
   it('drops hop-by-hop headers and any hooktrail-* header a sender tried to set, and keeps the rest', () => {
@@ -43,7 +47,11 @@ describe(signPayload.name, () => {
 
     const verifier = new Webhook(Buffer.from(secret, 'utf8').toString('base64'));
     expect(() =>
-      verifier.verify(body.toString(), { 'webhook-id': 'delivery-1', 'webhook-timestamp': String(timestamp), 'webhook-signature': signature }),
+      verifier.verify(body.toString(), {
+        'webhook-id': 'delivery-1',
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signature,
+      }),
     ).not.toThrow();
     expect(() =>
       verifier.verify('{"hello":"tampered"}', {

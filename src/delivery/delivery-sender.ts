@@ -11,8 +11,18 @@ import type { Environment } from '../config/environment';
 export const RESPONSE_BODY_LIMIT_BYTES = 1024;
 
 /** Headers that describe one hop, never forwarded (RFC 9110 §7.6.1), and our own, which we set. */
-const DROPPED_HEADERS = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'te', 'upgrade', 'trailer']);
-const isDropped = (name: string) => DROPPED_HEADERS.has(name) || name.startsWith('proxy-') || name.startsWith('hooktrail-');
+const DROPPED_HEADERS = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'te',
+  'upgrade',
+  'trailer',
+]);
+const isDropped = (name: string) =>
+  DROPPED_HEADERS.has(name) || name.startsWith('proxy-') || name.startsWith('hooktrail-');
 
 export interface OutgoingRequest {
   method: string;
@@ -35,8 +45,12 @@ export function createHttpClient(allowPrivateNetworks: boolean): AxiosInstance {
   const agentOptions = { keepAlive: true, maxSockets: 256, maxFreeSockets: 64 };
   const filter = { allowPrivateIPAddress: false, allowMetaIPAddress: false };
   return axios.create({
-    httpAgent: allowPrivateNetworks ? new HttpAgent(agentOptions) : new RequestFilteringHttpAgent({ ...agentOptions, ...filter }),
-    httpsAgent: allowPrivateNetworks ? new HttpsAgent(agentOptions) : new RequestFilteringHttpsAgent({ ...agentOptions, ...filter }),
+    httpAgent: allowPrivateNetworks
+      ? new HttpAgent(agentOptions)
+      : new RequestFilteringHttpAgent({ ...agentOptions, ...filter }),
+    httpsAgent: allowPrivateNetworks
+      ? new HttpsAgent(agentOptions)
+      : new RequestFilteringHttpsAgent({ ...agentOptions, ...filter }),
     maxRedirects: 0,
     responseType: 'stream',
     decompress: true,
@@ -54,13 +68,16 @@ export function destinationUrlWithQuery(destinationUrl: string, query: string): 
   return url.toString();
 }
 
-export function forwardedHeaders(original: Record<string, string | string[]>): Record<string, string | string[]> {
+export function forwardedHeaders(
+  original: Record<string, string | string[]>,
+): Record<string, string | string[]> {
   return Object.fromEntries(Object.entries(original).filter(([name]) => !isDropped(name.toLowerCase())));
 }
 
 function describeError(error: unknown, timeoutMs: number): string {
   const { code, message } = error as { code?: string; message?: string };
-  if (code === 'ECONNABORTED' || code === 'ERR_CANCELED' || code === 'ETIMEDOUT') return `timed out after ${timeoutMs} ms`;
+  if (code === 'ECONNABORTED' || code === 'ERR_CANCELED' || code === 'ETIMEDOUT')
+    return `timed out after ${timeoutMs} ms`;
   if (message?.includes('is not allowed. Because, It is private IP address')) {
     return `refused: the destination resolves to a private or reserved address (${message.split('(')[0].replace('DNS lookup ', '').trim()}); set DELIVERY_ALLOW_PRIVATE_NETWORKS=true to allow it`;
   }
@@ -117,7 +134,12 @@ export class DeliverySender implements OnModuleDestroy {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {
-      return { responseCode: null, responseBody: null, durationMs: Date.now() - started, error: describeError(error, this.timeoutMs) };
+      return {
+        responseCode: null,
+        responseBody: null,
+        durationMs: Date.now() - started,
+        error: describeError(error, this.timeoutMs),
+      };
     }
     const head = await readHead(response.data, RESPONSE_BODY_LIMIT_BYTES, deadline);
     const ok = response.status >= 200 && response.status < 300;
@@ -125,11 +147,16 @@ export class DeliverySender implements OnModuleDestroy {
       responseCode: response.status,
       responseBody: head.toString('utf8').replaceAll('\u0000', '\uFFFD'), // PostgreSQL text holds no NUL
       durationMs: Date.now() - started,
-      error: ok ? null : response.status >= 300 && response.status < 400 ? 'redirects are not followed' : null,
+      error: ok
+        ? null
+        : response.status >= 300 && response.status < 400
+          ? 'redirects are not followed'
+          : null,
     };
   }
 
   onModuleDestroy(): void {
-    for (const agent of [this.http.defaults.httpAgent, this.http.defaults.httpsAgent] as HttpAgent[]) agent?.destroy();
+    for (const agent of [this.http.defaults.httpAgent, this.http.defaults.httpsAgent] as HttpAgent[])
+      agent?.destroy();
   }
 }

@@ -19,7 +19,9 @@ const REDIS_TIMEOUT_MS = 2000;
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([
     promise,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`Redis did not answer in ${ms} ms`)), ms).unref()),
+    new Promise<T>((_, reject) =>
+      setTimeout(() => reject(new Error(`Redis did not answer in ${ms} ms`)), ms).unref(),
+    ),
   ]);
 }
 
@@ -58,7 +60,10 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
   async sweep(): Promise<void> {
     const overdue = await this.deliveries.findOverdue(OVERDUE_GRACE_S, SWEEP_BATCH);
     if (overdue.length > 0) {
-      const jobs = await withTimeout(Promise.all(overdue.map((delivery) => this.queue.getJob(delivery.id))), REDIS_TIMEOUT_MS);
+      const jobs = await withTimeout(
+        Promise.all(overdue.map((delivery) => this.queue.getJob(delivery.id))),
+        REDIS_TIMEOUT_MS,
+      );
       const lost = [];
       for (const [index, job] of jobs.entries()) {
         if (job && !(await job.isFailed())) continue;
@@ -70,7 +75,8 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
         overdue.map((delivery) => delivery.id),
         RECHECK_AFTER_S,
       );
-      if (lost.length > 0) this.logger.warn({ count: lost.length }, 're-enqueued deliveries whose job was lost');
+      if (lost.length > 0)
+        this.logger.warn({ count: lost.length }, 're-enqueued deliveries whose job was lost');
     }
     for (const endpointId of await this.alerts.endpointsWithOverdueAlerts(OVERDUE_GRACE_S, ALERT_WINDOW_MS)) {
       await withTimeout(this.alertScheduler.schedule(endpointId), REDIS_TIMEOUT_MS);

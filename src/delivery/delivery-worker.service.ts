@@ -27,13 +27,21 @@ export class DeliveryWorker implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
-    void this.deliveries.process(DELIVERY_CONCURRENCY, (job: Job<DeliveryJob>) => this.attempts.attempt(job.data.deliveryId));
-    void this.alerts.process(ALERT_CONCURRENCY, (job: Job<AlertJob>) => this.mailer.sendFor(job.data.endpointId));
+    void this.deliveries.process(DELIVERY_CONCURRENCY, (job: Job<DeliveryJob>) =>
+      this.attempts.attempt(job.data.deliveryId),
+    );
+    void this.alerts.process(ALERT_CONCURRENCY, (job: Job<AlertJob>) =>
+      this.mailer.sendFor(job.data.endpointId),
+    );
     this.deliveries.on('failed', (job: Job<DeliveryJob>, error: Error) => {
-      if (!(error instanceof RetryableDeliveryError)) this.logger.error({ deliveryId: job.data.deliveryId, err: error }, 'delivery job error');
+      if (!(error instanceof RetryableDeliveryError))
+        this.logger.error({ deliveryId: job.data.deliveryId, err: error }, 'delivery job error');
     });
     this.alerts.on('failed', (job: Job<AlertJob>, error: Error) =>
-      this.logger.warn({ endpointId: job.data.endpointId, attempt: job.attemptsMade, error: error.message }, 'alert mail failed; will retry'),
+      this.logger.warn(
+        { endpointId: job.data.endpointId, attempt: job.attemptsMade, error: error.message },
+        'alert mail failed; will retry',
+      ),
     );
   }
 }

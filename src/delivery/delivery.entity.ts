@@ -20,7 +20,15 @@ export interface DeliveryAttempt {
  */
 @Entity({ tableName: 'deliveries' })
 export class Delivery {
-  [OptionalProps]?: 'status' | 'attemptCount' | 'responseCode' | 'responseBody' | 'attempts' | 'lastAttemptedAt' | 'nextAttemptAt' | 'createdAt';
+  [OptionalProps]?:
+    | 'status'
+    | 'attemptCount'
+    | 'responseCode'
+    | 'responseBody'
+    | 'attempts'
+    | 'lastAttemptedAt'
+    | 'nextAttemptAt'
+    | 'createdAt';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();

@@ -82,7 +82,9 @@ export class DeliveryRepository {
       endpointId: row.endpoint_id,
       status: row.status,
       attemptCount: row.attempt_count,
-      destination: row.destination_url ? { url: row.destination_url, secret: row.secret, isActive: row.is_active } : null,
+      destination: row.destination_url
+        ? { url: row.destination_url, secret: row.secret, isActive: row.is_active }
+        : null,
       method: row.method,
       headers: row.headers,
       query: row.query,
@@ -100,7 +102,8 @@ export class DeliveryRepository {
     attempt: AttemptOutcome & { at: Date },
     options: { maxAttempts: number; nextAttemptAt: Date | null },
   ): Promise<RecordedAttempt | null> {
-    const succeeded = attempt.responseCode !== null && attempt.responseCode >= 200 && attempt.responseCode < 300;
+    const succeeded =
+      attempt.responseCode !== null && attempt.responseCode >= 200 && attempt.responseCode < 300;
     const entry: DeliveryAttempt = {
       at: attempt.at.toISOString(),
       response_code: attempt.responseCode,
@@ -108,7 +111,9 @@ export class DeliveryRepository {
       error: attempt.error,
     };
     return this.knex.transaction(async (trx) => {
-      const locked = await trx.raw(`select status, endpoint_id from events where id = ? for update`, [delivery.eventId]);
+      const locked = await trx.raw(`select status, endpoint_id from events where id = ? for update`, [
+        delivery.eventId,
+      ]);
       const before = locked.rows[0] as { status: EventStatus; endpoint_id: string } | undefined;
       if (!before) return null;
       const updated = await trx.raw(
@@ -138,14 +143,26 @@ export class DeliveryRepository {
       const eventStatus = await this.refreshEventStatus(trx, delivery.eventId);
       const deadLettered = eventStatus === 'dead_letter' && before.status !== 'dead_letter';
       if (deadLettered) {
-        await trx.raw(`insert into dead_letter_alerts (endpoint_id, event_id) values (?, ?)`, [before.endpoint_id, delivery.eventId]);
+        await trx.raw(`insert into dead_letter_alerts (endpoint_id, event_id) values (?, ?)`, [
+          before.endpoint_id,
+          delivery.eventId,
+        ]);
       }
-      return { deliveryStatus: row.status, attemptCount: row.attempt_count, eventStatus, deadLettered, endpointId: before.endpoint_id };
+      return {
+        deliveryStatus: row.status,
+        attemptCount: row.attempt_count,
+        eventStatus,
+        deadLettered,
+        endpointId: before.endpoint_id,
+      };
     });
   }
 
   /** Closes a delivery without sending: its destination was removed or deactivated during its retries. */
-  async abandon(delivery: Pick<DeliveryContext, 'id' | 'eventId'>, reason: string): Promise<RecordedAttempt | null> {
+  async abandon(
+    delivery: Pick<DeliveryContext, 'id' | 'eventId'>,
+    reason: string,
+  ): Promise<RecordedAttempt | null> {
     return this.recordAttempt(
       delivery,
       { at: new Date(), responseCode: null, responseBody: null, durationMs: 0, error: reason },
@@ -153,7 +170,10 @@ export class DeliveryRepository {
     );
   }
 
-  private async refreshEventStatus(trx: ReturnType<EntityManager['getKnex']>, eventId: string): Promise<EventStatus> {
+  private async refreshEventStatus(
+    trx: ReturnType<EntityManager['getKnex']>,
+    eventId: string,
+  ): Promise<EventStatus> {
     const result = await trx.raw(EVENT_STATUS_SQL, [eventId, eventId]);
     return result.rows[0].status;
   }
@@ -166,7 +186,10 @@ export class DeliveryRepository {
        order by next_attempt_at limit ?`,
       [graceSeconds, limit],
     );
-    return rows.map((row: { id: string; attempt_count: number }) => ({ id: row.id, attemptCount: row.attempt_count }));
+    return rows.map((row: { id: string; attempt_count: number }) => ({
+      id: row.id,
+      attemptCount: row.attempt_count,
+    }));
   }
 
   /** Moves the sweeper's next look at these deliveries `seconds` ahead. */
@@ -183,7 +206,12 @@ export class DeliveryRepository {
    * A new dispatch of an owned event to its endpoint's currently active destinations.
    * Returns null when the event is not the caller's, [] when there is no active destination.
    */
-  async createReplay(userId: string, endpointId: string, eventId: string, dispatchId: string): Promise<string[] | null> {
+  async createReplay(
+    userId: string,
+    endpointId: string,
+    eventId: string,
+    dispatchId: string,
+  ): Promise<string[] | null> {
     return this.knex.transaction(async (trx) => {
       const owned = await trx.raw(
         `select 1 from events e join endpoints ep on ep.id = e.endpoint_id

@@ -41,12 +41,19 @@ export class AlertMailer {
       if (!batch) return null;
       const mail = this.compose(batch);
       await this.mailer.sendMail(mail);
-      if (this.logOnly) this.logger.warn({ to: mail.to, subject: mail.subject, text: mail.text }, 'SMTP_URL is not set: alert logged');
+      if (this.logOnly)
+        this.logger.warn(
+          { to: mail.to, subject: mail.subject, text: mail.text },
+          'SMTP_URL is not set: alert logged',
+        );
       await this.alerts.markSent(
         trx,
         batch.events.map((event) => event.alertId),
       );
-      this.logger.log({ endpointId, events: batch.events.length, to: batch.ownerEmail }, 'dead-letter alert sent');
+      this.logger.log(
+        { endpointId, events: batch.events.length, to: batch.ownerEmail },
+        'dead-letter alert sent',
+      );
       return null;
     });
     if (postponedUntil) await this.scheduler.schedule(endpointId, postponedUntil);
@@ -78,7 +85,14 @@ export class AlertMailer {
         ? `Every delivery attempt of a webhook captured by your endpoint "${batch.endpointName}" failed, so it is now dead-lettered.`
         : `Every delivery attempt of ${count} webhooks captured by your endpoint "${batch.endpointName}" failed, so they are now dead-lettered.`;
     const outro = 'The events are kept: fix the destination, then replay them from the dashboard or the API.';
-    const text = [`Hi ${batch.ownerName},`, '', intro, '', ...blocks.flatMap((block) => [block, '']), outro].join('\n');
+    const text = [
+      `Hi ${batch.ownerName},`,
+      '',
+      intro,
+      '',
+      ...blocks.flatMap((block) => [block, '']),
+      outro,
+    ].join('\n');
     const html = `<p>Hi ${escapeHtml(batch.ownerName)},</p><p>${escapeHtml(intro)}</p>${blocks
       .map((block) => `<pre>${escapeHtml(block)}</pre>`)
       .join('')}<p>${escapeHtml(outro)}</p>`;

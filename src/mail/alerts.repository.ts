@@ -42,9 +42,10 @@ export class AlertsRepository {
   }
 
   async lastSentAt(trx: Knex, endpointId: string): Promise<Date | null> {
-    const { rows } = await trx.raw(`select max(sent_at) as last from dead_letter_alerts where endpoint_id = ? and sent_at is not null`, [
-      endpointId,
-    ]);
+    const { rows } = await trx.raw(
+      `select max(sent_at) as last from dead_letter_alerts where endpoint_id = ? and sent_at is not null`,
+      [endpointId],
+    );
     return rows[0]?.last ?? null;
   }
 

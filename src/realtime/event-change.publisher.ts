@@ -57,14 +57,23 @@ export class EventChangePublisher {
     const pipeline = this.redis.pipeline();
     for (const change of changes) {
       const payload = JSON.stringify(change);
-      pipeline.xadd(streamKey(this.prefix, change.endpointId), 'MINID', '~', String(minId), '*', 'change', payload);
+      pipeline.xadd(
+        streamKey(this.prefix, change.endpointId),
+        'MINID',
+        '~',
+        String(minId),
+        '*',
+        'change',
+        payload,
+      );
     }
     pipeline
       .exec()
       .then((results) => {
         const announced = this.redis.pipeline();
         results?.forEach(([error, id], index) => {
-          if (!error) announced.publish(changesChannel(this.prefix), JSON.stringify({ id, ...changes[index] }));
+          if (!error)
+            announced.publish(changesChannel(this.prefix), JSON.stringify({ id, ...changes[index] }));
         });
         return announced.exec();
       })

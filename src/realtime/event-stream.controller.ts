@@ -1,5 +1,14 @@
 import { Controller, Get, Headers, Param, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiNotFoundResponse, ApiOperation, ApiProduces, ApiTags, ApiUnauthorizedResponse, ApiOkResponse } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiHeader,
+  ApiNotFoundResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiTags,
+  ApiUnauthorizedResponse,
+  ApiOkResponse,
+} from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type AuthUser, CurrentUser } from '../common/decorators/current-user.decorator';
 import { ResourceIdPipe } from '../common/pipes/resource-id.pipe';
@@ -17,10 +26,15 @@ export class EventStreamController {
    * (changes are kept 10 minutes). A `: heartbeat` comment every 15 s keeps proxies from closing it.
    */
   @Get()
-  @ApiOperation({ summary: "Live stream (Server-Sent Events) of the endpoint's new events and status changes" })
+  @ApiOperation({
+    summary: "Live stream (Server-Sent Events) of the endpoint's new events and status changes",
+  })
   @ApiProduces('text/event-stream')
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this change id' })
-  @ApiOkResponse({ description: 'text/event-stream of `event.created` and `event.updated` messages', schema: { type: 'string' } })
+  @ApiOkResponse({
+    description: 'text/event-stream of `event.created` and `event.updated` messages',
+    schema: { type: 'string' },
+  })
   @ApiUnauthorizedResponse({ description: 'Missing, invalid or expired access token' })
   @ApiNotFoundResponse({ description: 'No such endpoint (or not yours)' })
   async stream(

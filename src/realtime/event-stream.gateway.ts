@@ -2,7 +2,12 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable, NotFoundException } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Endpoint } from '../endpoints/endpoint.entity';
-import { compareStreamIds, EventStreamService, isStreamId, type StreamedChange } from './event-stream.service';
+import {
+  compareStreamIds,
+  EventStreamService,
+  isStreamId,
+  type StreamedChange,
+} from './event-stream.service';
 
 export const HEARTBEAT_MS = 15_000;
 
@@ -18,7 +23,13 @@ export class EventStreamGateway {
     private readonly changes: EventStreamService,
   ) {}
 
-  async open(userId: string, endpointId: string, lastEventId: string | undefined, request: FastifyRequest, reply: FastifyReply) {
+  async open(
+    userId: string,
+    endpointId: string,
+    lastEventId: string | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ) {
     const owned = await this.em.fork().count(Endpoint, { id: endpointId, user: userId });
     if (owned === 0) throw new NotFoundException('endpoint not found');
 
@@ -40,7 +51,9 @@ export class EventStreamGateway {
       lastSent = change.id;
       raw.write(format(change));
     };
-    const stop = this.changes.listen(endpointId, (change) => (buffered ? buffered.push(change) : send(change)));
+    const stop = this.changes.listen(endpointId, (change) =>
+      buffered ? buffered.push(change) : send(change),
+    );
     const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), HEARTBEAT_MS);
     request.raw.once('close', () => {
       stop();

@@ -46,7 +46,9 @@ export class EventStreamService implements OnModuleInit, OnApplicationShutdown {
     this.subscriber = this.redis.duplicate({ maxRetriesPerRequest: null });
     this.subscriber.on('error', () => undefined);
     this.subscriber.on('message', (_channel: string, message: string) => this.dispatch(message));
-    this.subscriber.subscribe(changesChannel(this.prefix)).catch((error: Error) => this.logger.warn(`subscribe failed: ${error.message}`));
+    this.subscriber
+      .subscribe(changesChannel(this.prefix))
+      .catch((error: Error) => this.logger.warn(`subscribe failed: ${error.message}`));
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -66,7 +68,13 @@ export class EventStreamService implements OnModuleInit, OnApplicationShutdown {
 
   /** The endpoint's changes after `lastId` that the stream still holds (the last STREAM_HISTORY_MS). */
   async since(endpointId: string, lastId: string): Promise<StreamedChange[]> {
-    const entries = await this.redis.xrange(streamKey(this.prefix, endpointId), `(${lastId}`, '+', 'COUNT', 10_000);
+    const entries = await this.redis.xrange(
+      streamKey(this.prefix, endpointId),
+      `(${lastId}`,
+      '+',
+      'COUNT',
+      10_000,
+    );
     return entries.map(([id, fields]) => ({ id, ...(JSON.parse(fields[1]) as EventChange) }));
   }
 

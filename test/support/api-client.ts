@@ -19,7 +19,12 @@ export async function api<T = Record<string, any>>( // eslint-disable-line @type
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     headers,
-    body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+    body:
+      options.body === undefined
+        ? undefined
+        : typeof options.body === 'string'
+          ? options.body
+          : JSON.stringify(options.body),
   });
   const text = await response.text();
   let body: unknown = text;
@@ -46,7 +51,8 @@ export async function registerUser(baseUrl: string, email = uniqueEmail()): Prom
   const response = await api(baseUrl, 'POST', '/api/auth/register', {
     body: { email, name: 'Test User', password: 'correct horse battery' },
   });
-  if (response.status !== 201) throw new Error(`register failed: ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== 201)
+    throw new Error(`register failed: ${response.status} ${JSON.stringify(response.body)}`);
   return {
     id: response.body.user.id,
     email,

@@ -24,17 +24,27 @@ export interface ServiceProcess {
 }
 
 /** Starts `src/main.ts` in a child process (ts-node, transpile only) with the given environment. */
-export async function spawnService(env: Record<string, string>, options: { waitForHealth?: boolean } = {}): Promise<ServiceProcess> {
+export async function spawnService(
+  env: Record<string, string>,
+  options: { waitForHealth?: boolean } = {},
+): Promise<ServiceProcess> {
   const port = Number(env.PORT ?? (await freePort()));
   const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS, ...env, PORT: String(port) },
+    env: {
+      PATH: process.env.PATH,
+      NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS,
+      ...env,
+      PORT: String(port),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+  );
   const service = { child, port, output: () => output, exited };
   if (options.waitForHealth ?? true) await waitForHealth(service);
   return service;
@@ -55,7 +65,10 @@ export async function waitForHealth(service: ServiceProcess, timeoutMs = 30_000)
   throw new Error(`service did not answer /health in ${timeoutMs} ms:\n${service.output()}`);
 }
 
-export async function stopService(service: ServiceProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | string> {
+export async function stopService(
+  service: ServiceProcess,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<number | string> {
   if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill(signal);
   return service.exited;
 }

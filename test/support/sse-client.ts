@@ -27,7 +27,8 @@ export class SseClient {
     for (;;) {
       const found = this.messages.find(predicate);
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no matching SSE message in ${timeoutMs} ms; got ${JSON.stringify(this.messages)}`);
+      if (Date.now() > deadline)
+        throw new Error(`no matching SSE message in ${timeoutMs} ms; got ${JSON.stringify(this.messages)}`);
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }

@@ -9,18 +9,28 @@ export interface EndpointFixture {
 /** A user with one endpoint, made through the API. */
 export async function createEndpoint(baseUrl: string, user?: RegisteredUser): Promise<EndpointFixture> {
   const owner = user ?? (await registerUser(baseUrl));
-  const created = await api(baseUrl, 'POST', '/api/endpoints', { token: owner.accessToken, body: { name: 'Payments' } });
-  if (created.status !== 201) throw new Error(`create endpoint: ${created.status} ${JSON.stringify(created.body)}`);
+  const created = await api(baseUrl, 'POST', '/api/endpoints', {
+    token: owner.accessToken,
+    body: { name: 'Payments' },
+  });
+  if (created.status !== 201)
+    throw new Error(`create endpoint: ${created.status} ${JSON.stringify(created.body)}`);
   const endpoint = created.body.endpoint;
   return { user: owner, endpointId: endpoint.id, captureUrl: `${baseUrl}/in/${endpoint.public_token}` };
 }
 
-export async function addDestination(baseUrl: string, fixture: EndpointFixture, url: string, secret?: string): Promise<string> {
+export async function addDestination(
+  baseUrl: string,
+  fixture: EndpointFixture,
+  url: string,
+  secret?: string,
+): Promise<string> {
   const created = await api(baseUrl, 'POST', `/api/endpoints/${fixture.endpointId}/destinations`, {
     token: fixture.user.accessToken,
     body: secret === undefined ? { url } : { url, secret },
   });
-  if (created.status !== 201) throw new Error(`add destination: ${created.status} ${JSON.stringify(created.body)}`);
+  if (created.status !== 201)
+    throw new Error(`add destination: ${created.status} ${JSON.stringify(created.body)}`);
   return created.body.destination.id;
 }
 
@@ -36,7 +46,8 @@ export async function capture(
     body,
   });
   const answer = (await response.json()) as { id?: string };
-  if (response.status !== 200 || !answer.id) throw new Error(`capture: ${response.status} ${JSON.stringify(answer)}`);
+  if (response.status !== 200 || !answer.id)
+    throw new Error(`capture: ${response.status} ${JSON.stringify(answer)}`);
   return answer.id;
 }
 
@@ -44,7 +55,8 @@ export async function getEvent(baseUrl: string, fixture: EndpointFixture, eventI
   const response = await api(baseUrl, 'GET', `/api/endpoints/${fixture.endpointId}/events/${eventId}`, {
     token: fixture.user.accessToken,
   });
-  if (response.status !== 200) throw new Error(`get event: ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== 200)
+    throw new Error(`get event: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body.event;
 }
 

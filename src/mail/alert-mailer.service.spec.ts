@@ -1,0 +1,106 @@
+import type { MailerService } from '@nestjs-modules/mailer';
+import type { ConfigService } from '@nestjs/config';
+import type { Environment } from '../config/environment';
+import { ALERT_WINDOW_MS } from './alert-jobs';
+import { AlertMailer } from './alert-mailer.service';
+import type { AlertScheduler } from './alert-scheduler.service';
+import type { AlertBatch, AlertsRepository } from './alerts.repository';
+
+/** A collaborator stub with only the members the test needs. */
+const stub = <T>(members: Partial<T>): T => members as T;
+
+function batchOf(count: number): AlertBatch {
+  return {
+    endpointId: 'endpoint-1',
+    endpointName: 'Stripe (prod)',
+    ownerEmail: 'owner@example.com',
+    ownerName: 'Ada',
+    events: Array.from({ length: count }, (_, index) => ({
+      alertId: `alert-${index}`,
+      eventId: `event-${index}`,
+      method: 'POST',
+      receivedAt: new Date('2026-11-23T10:00:00Z'),
+      destinations: [{ url: 'https://api.example.com/hooks', responseCode: 500, error: null }],
+    })),
+  };
+}
+
+describe(AlertMailer.name, () => {
+  let lastSent: Date | null;
+  let unsent: AlertBatch | null;
+  const sent: { to: string; subject: string; text: string }[] = [];
+  const marked: string[][] = [];
+  const scheduled: { endpointId: string; notBefore?: Date }[] = [];
+
+  const repository = stub<AlertsRepository>({
+    withEndpointLock: <T>(_endpointId: string, work: (trx: never) => Promise<T>) => work(undefined as never),
+    lastSentAt: async () => lastSent,
+    unsent: async () => unsent,
+    markSent: async (_trx: unknown, ids: string[]) => void marked.push(ids),
+  });
+  const mailer = stub<MailerService>({
+    sendMail: async (mail) => {
+      sent.push(mail as { to: string; subject: string; text: string });
+      return {};
+    },
+  });
+  const scheduler = stub<AlertScheduler>({
+    schedule: async (endpointId, notBefore) => void scheduled.push({ endpointId, notBefore }),
+  });
+  const values: Partial<Environment> = {
+    SITE_URL: 'https://hooktrail.example',
+    SMTP_URL: 'smtp://127.0.0.1:1025',
+  };
+  const config = stub<ConfigService<Environment, true>>({
+    get: ((name: keyof Environment) => values[name]) as ConfigService<Environment, true>['get'],
+  });
+  const sut = new AlertMailer(repository, scheduler, mailer, config);
+
+  beforeEach(() => {
+    sent.length = 0;
+    marked.length = 0;
+    scheduled.length = 0;
+  });
+
+  it('mails one alert naming the endpoint, the event, the destination, its last code and a link, and marks it sent', async () => {
+    lastSent = null;
+    unsent = batchOf(1);
+    await sut.sendFor('endpoint-1');
+    expect(sent).toHaveLength(1);
+    expect(sent[0].to).toBe('owner@example.com');
+    expect(sent[0].subject).toBe('[Hooktrail] Webhook dead-lettered on "Stripe (prod)"');
+    expect(sent[0].text).toContain('event-0');
+    expect(sent[0].text).toContain('2026-11-23T10:00:00.000Z');
+    expect(sent[0].text).toContain('https://api.example.com/hooks: last response 500');
+    expect(sent[0].text).toContain('https://hooktrail.example/#/endpoints/endpoint-1/events/event-0');
+    expect(marked).toEqual([['alert-0']]);
+  });
+
+  it('sends nothing within 10 minutes of the last mail and schedules a digest for the end of the window', async () => {
+    lastSent = new Date(Date.now() - 60_000);
+    unsent = batchOf(2);
+    await sut.sendFor('endpoint-1');
+    expect(sent).toHaveLength(0);
+    expect(scheduled).toEqual([
+      { endpointId: 'endpoint-1', notBefore: new Date(lastSent.getTime() + ALERT_WINDOW_MS) },
+    ]);
+  });
+
+  it('sends every alert of the window as one digest once the window is over', async () => {
+    lastSent = new Date(Date.now() - ALERT_WINDOW_MS - 1000);
+    unsent = batchOf(3);
+    await sut.sendFor('endpoint-1');
+    expect(sent).toHaveLength(1);
+    expect(sent[0].subject).toBe('[Hooktrail] 3 webhooks dead-lettered on "Stripe (prod)"');
+    expect(marked).toEqual([['alert-0', 'alert-1', 'alert-2']]);
+  });
+
+  it('leaves the alerts unsent when SMTP fails, so the job retries', async () => {
+    lastSent = null;
+    unsent = batchOf(1);
+    const refusing = stub<MailerService>({ sendMail: async () => Promise.reject(new Error('ECONNREFUSED')) });
+    const failing = new AlertMailer(repository, scheduler, refusing, config);
+    await expect(failing.sendFor('endpoint-1')).rejects.toThrow('ECONNREFUSED');
+    expect(marked).toHaveLength(0);
+  });
+});
