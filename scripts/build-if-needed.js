@@ -19,6 +19,8 @@ function newestMtime(dir) {
   return newest;
 }
 
+// A production image has only dist/: nothing to build from.
+if (!existsSync(join(root, 'src'))) process.exit(0);
 const sourcesMtime = Math.max(newestMtime(join(root, 'src')), newestMtime(join(root, 'web')));
 const stale = !existsSync(entry) || !existsSync(page) || statSync(entry).mtimeMs < sourcesMtime;
 if (stale) {

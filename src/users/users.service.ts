@@ -1,5 +1,5 @@
 import { InjectRepository } from '@mikro-orm/nestjs';
-import { EntityManager } from '@mikro-orm/postgresql';
+import { EnsureRequestContext, EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { PLANS, type Plan, User } from './user.entity';
 import { UsersRepository } from './users.repository';
@@ -15,8 +15,10 @@ export class UsersService {
   ) {}
 
   /** Changes a user's plan (there is no billing: operators use `npm run cli -- set-plan`). */
+  @EnsureRequestContext()
   async setPlan(email: string, plan: string): Promise<User> {
-    if (!PLANS.includes(plan as Plan)) throw new UnknownPlanError(`unknown plan "${plan}": use one of ${PLANS.join(', ')}`);
+    if (!PLANS.includes(plan as Plan))
+      throw new UnknownPlanError(`unknown plan "${plan}": use one of ${PLANS.join(', ')}`);
     const user = await this.users.findByEmail(email);
     if (!user) throw new UnknownUserError(`no user with email "${email}"`);
     user.plan = plan as Plan;
