@@ -16,6 +16,24 @@ import { setupOpenApi } from './openapi';
 const API_BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
+ * Node's server.close() closes the connections idle at that moment; a keep-alive connection whose
+ * request is still running becomes idle later and would hold the shutdown until its keep-alive
+ * time-out. Responses sent while closing therefore say `Connection: close`.
+ */
+function closeConnectionsWhenClosing(app: NestFastifyApplication): void {
+  const fastify = app.getHttpAdapter().getInstance();
+  let closing = false;
+  fastify.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
+}
+
+/**
  * Builds the service for an environment: checks PostgreSQL and Redis (one clear line when either is
  * down), creates the database when missing, applies migrations, then creates the Nest application.
  * Used by main.ts and by the e2e tests, so both run the same code.
@@ -24,11 +42,18 @@ export async function createApp(env: Environment): Promise<NestFastifyApplicatio
   await Promise.all([prepareDatabase(env.DATABASE_URL), checkRedis(env.REDIS_URL)]);
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(env),
-    new FastifyAdapter({ trustProxy: env.TRUST_PROXY, bodyLimit: API_BODY_LIMIT_BYTES, return503OnClosing: true }),
+    new FastifyAdapter({
+      trustProxy: env.TRUST_PROXY,
+      bodyLimit: API_BODY_LIMIT_BYTES,
+      return503OnClosing: true,
+    }),
     { bufferLogs: true, abortOnError: false },
   );
   app.useLogger(app.get(Logger));
-  app.enableShutdownHooks();
+  closeConnectionsWhenClosing(app);
+  // The capture URL before helmet: its encapsulated Fastify context is then made without the browser-only
+  // security headers helmet adds to every later context (captures answer machines, on the hot path).
+  if (env.APP_ROLE !== 'worker') await registerCaptureRoute(app, env);
   await app.register(helmet, {
     contentSecurityPolicy: {
       directives: {
@@ -45,7 +70,6 @@ export async function createApp(env: Environment): Promise<NestFastifyApplicatio
   if (env.APP_ROLE !== 'worker') {
     setupOpenApi(app);
     serveDashboard(app);
-    await registerCaptureRoute(app, env);
   }
   return app;
 }

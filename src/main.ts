@@ -8,6 +8,18 @@ async function bootstrap(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
   const env = loadEnvironment(process.env);
   const app = await createApp(env);
+  // SIGTERM/SIGINT: stop taking requests, finish the in-flight ones and the running jobs, then exit 0.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      app.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          console.error('Hooktrail did not shut down cleanly:', error);
+          process.exit(1);
+        },
+      );
+    });
+  }
   await app.listen({ port: env.PORT, host: '0.0.0.0' });
 }
 

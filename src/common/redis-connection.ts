@@ -24,12 +24,14 @@ export async function checkRedis(redisUrl: string): Promise<void> {
     retryStrategy: () => null,
     lazyConnect: true,
   });
-  client.on('error', () => undefined);
+  let cause: NodeJS.ErrnoException | undefined;
+  client.on('error', (error: NodeJS.ErrnoException) => (cause ??= error));
   try {
     await client.connect();
     await client.ping();
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    const failure = cause ?? (error as NodeJS.ErrnoException);
+    const reason = failure.code ?? failure.message;
     throw new StartupError(
       `Redis is not reachable at ${options.host}:${options.port} (${reason}). ` +
         'Start it (e.g. `docker compose up -d postgres redis`) or set REDIS_URL.',

@@ -31,7 +31,9 @@ const toInteger = ({ value }: { value: unknown }) =>
 const toDelayList = ({ value }: { value: unknown }) => {
   if (value === undefined || value === '') return undefined;
   if (Array.isArray(value)) return value;
-  const parts = String(value).split(',').map((part) => part.trim());
+  const parts = String(value)
+    .split(',')
+    .map((part) => part.trim());
   return parts.every((part) => /^\d+$/.test(part)) && parts.length === 4 ? parts.map(Number) : value;
 };
 
@@ -75,12 +77,15 @@ export class Environment {
   REDIS_PREFIX = 'hooktrail';
 
   @IsOptional()
-  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }, { message: 'must be an http(s) URL' })
+  @IsUrl(
+    { require_tld: false, require_protocol: true, protocols: ['http', 'https'] },
+    { message: 'must be an http(s) URL' },
+  )
   SITE_URL?: string;
 
   @ValidateIf((env: Environment) => env.NODE_ENV === 'production' || env.JWT_SECRET !== undefined)
-  @IsString({ message: 'is required when NODE_ENV=production' })
   @MinLength(32, { message: 'must be at least 32 characters' })
+  @IsString({ message: 'is required when NODE_ENV=production' })
   JWT_SECRET?: string;
 
   @IsOptional()
@@ -98,11 +103,17 @@ export class Environment {
   GEMINI_MODEL = 'gemini-2.5-flash';
 
   @IsOptional()
-  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }, { message: 'must be an http(s) URL' })
+  @IsUrl(
+    { require_tld: false, require_protocol: true, protocols: ['http', 'https'] },
+    { message: 'must be an http(s) URL' },
+  )
   GEMINI_BASE_URL?: string;
 
   @Transform(toDelayList)
-  @IsInt({ each: true, message: 'must be four comma-separated delays in milliseconds, e.g. 5000,25000,120000,600000' })
+  @IsInt({
+    each: true,
+    message: 'must be four comma-separated delays in milliseconds, e.g. 5000,25000,120000,600000',
+  })
   DELIVERY_RETRY_DELAYS_MS: number[] = [5000, 25000, 120000, 600000];
 
   @Transform(toInteger)
@@ -153,7 +164,14 @@ function firstProblem(errors: ValidationError[]): string {
 export function loadEnvironment(source: Record<string, string | undefined>): Environment {
   const known = Object.fromEntries(
     Object.keys(new Environment())
-      .concat(['SITE_URL', 'JWT_SECRET', 'SMTP_URL', 'GEMINI_API_KEY', 'GEMINI_BASE_URL', 'CAPTURE_RATE_LIMIT_PER_S'])
+      .concat([
+        'SITE_URL',
+        'JWT_SECRET',
+        'SMTP_URL',
+        'GEMINI_API_KEY',
+        'GEMINI_BASE_URL',
+        'CAPTURE_RATE_LIMIT_PER_S',
+      ])
       .filter((name) => source[name] !== undefined && source[name] !== '')
       .map((name) => [name, source[name]]),
   );

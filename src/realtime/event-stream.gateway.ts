@@ -1,5 +1,6 @@
 import { EntityManager } from '@mikro-orm/postgresql';
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable, NotFoundException, type OnModuleDestroy } from '@nestjs/common';
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Endpoint } from '../endpoints/endpoint.entity';
 import {
@@ -17,13 +18,20 @@ function format(change: StreamedChange): string {
 
 /** Opens one dashboard's SSE connection: ownership check, missed changes, then live ones. */
 @Injectable()
-export class EventStreamGateway {
+export class EventStreamGateway implements OnModuleDestroy {
+  private readonly streams = new Set<ServerResponse>();
+
   constructor(
     private readonly em: EntityManager,
     private readonly changes: EventStreamService,
   ) {}
 
-  async open(
+  /** Ends every stream before the HTTP server closes (dashboards reconnect, to another process). */
+  onModuleDestroy(): void {
+    for (const response of this.streams) response.end();
+  }
+
+  async connect(
     userId: string,
     endpointId: string,
     lastEventId: string | undefined,
@@ -42,6 +50,7 @@ export class EventStreamGateway {
       'x-accel-buffering': 'no',
     });
     raw.write(': connected\n\n');
+    this.streams.add(raw);
 
     // Live changes are buffered while the missed ones are read, then sent after them without repeats.
     let lastSent = lastEventId && isStreamId(lastEventId) ? lastEventId : undefined;
@@ -56,6 +65,7 @@ export class EventStreamGateway {
     );
     const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), HEARTBEAT_MS);
     request.raw.once('close', () => {
+      this.streams.delete(raw);
       stop();
       clearInterval(heartbeat);
     });

@@ -1,0 +1,112 @@
+import { Client } from 'pg';
+import { api } from './support/api-client';
+import { spawnService, stopService, waitForHealth } from './support/service-process';
+import { dropDatabase, isolatedEnvironment } from './support/test-app';
+
+/** Starts src/main.ts with `env` and returns its exit code and output once it stops by itself. */
+async function failedStart(env: Record<string, string>) {
+  const started = Date.now();
+  const service = await spawnService(env, { waitForHealth: false });
+  const code = await service.exited;
+  const lines = service
+    .output()
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+  return { code, lines, seconds: (Date.now() - started) / 1000 };
+}
+
+describe('start-up', () => {
+  it.each([
+    ['PORT=abc', { PORT: 'abc' }, /^Configuration error: PORT must be a whole number/],
+    ['APP_ROLE=both', { APP_ROLE: 'both' }, /^Configuration error: APP_ROLE must be one of all, api, worker/],
+    [
+      'DATABASE_URL=mysql://x',
+      { DATABASE_URL: 'mysql://x' },
+      /^Configuration error: DATABASE_URL must be a postgres:\/\/ URL/,
+    ],
+    [
+      'NODE_ENV=production without JWT_SECRET',
+      { NODE_ENV: 'production' },
+      /^Configuration error: JWT_SECRET is required when NODE_ENV=production/,
+    ],
+    [
+      'a short JWT_SECRET',
+      { JWT_SECRET: 'short' },
+      /^Configuration error: JWT_SECRET must be at least 32 characters \(got a hidden value\)$/,
+    ],
+  ])('stops with one line naming the variable for %s', async (_label, env, message) => {
+    const { code, lines } = await failedStart({ ...isolatedEnvironment(), ...env });
+    expect(code).toBe(1);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(message);
+  });
+
+  it('stops within 15 s with one line when PostgreSQL cannot be reached', async () => {
+    const { code, lines, seconds } = await failedStart({
+      ...isolatedEnvironment(),
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:1/hooktrail',
+    });
+    expect(code).toBe(1);
+    expect(seconds).toBeLessThan(15);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^PostgreSQL is not reachable at 127\.0\.0\.1:1 \(ECONNREFUSED\)\. .*docker compose up -d postgres redis/,
+      ),
+    ]);
+  });
+
+  it('stops within 15 s with one line when Redis cannot be reached', async () => {
+    const { code, lines, seconds } = await failedStart({
+      ...isolatedEnvironment(),
+      REDIS_URL: 'redis://127.0.0.1:1',
+    });
+    expect(code).toBe(1);
+    expect(seconds).toBeLessThan(15);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^Redis is not reachable at 127\.0\.0\.1:1 \(ECONNREFUSED\)\. .*docker compose up -d postgres redis/,
+      ),
+    ]);
+  });
+
+  it('creates a missing database, applies the migrations, and with APP_ROLE=worker serves /health but no API; SIGTERM exits 0', async () => {
+    const env = isolatedEnvironment({ APP_ROLE: 'worker' });
+    const service = await spawnService(env);
+    try {
+      await waitForHealth(service);
+      const database = new Client({ connectionString: env.DATABASE_URL });
+      await database.connect();
+      const migrations = await database.query('select name from mikro_orm_migrations order by id');
+      await database.end();
+      expect(migrations.rows.map((row) => row.name)).toContain('Migration20261123000000_initial');
+      const base = `http://127.0.0.1:${service.port}`;
+      expect((await api(base, 'GET', '/health')).status).toBe(200);
+      expect(
+        (await api(base, 'POST', '/api/auth/login', { body: { email: 'a@b.c', password: 'x' } })).status,
+      ).toBe(404);
+      expect(await stopService(service, 'SIGTERM')).toBe(0);
+    } finally {
+      await stopService(service, 'SIGKILL');
+      await dropDatabase(env.DATABASE_URL);
+    }
+  });
+
+  it('finishes an in-flight request on SIGTERM, then exits 0', async () => {
+    const env = isolatedEnvironment();
+    const service = await spawnService(env);
+    try {
+      const base = `http://127.0.0.1:${service.port}`;
+      // Registration hashes a password with argon2id: a request that is still running when the signal comes.
+      const inFlight = api(base, 'POST', '/api/auth/register', {
+        body: { email: 'inflight@example.com', name: 'A', password: 'long enough' },
+      });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      service.child.kill('SIGTERM');
+      expect((await inFlight).status).toBe(201);
+      expect(await service.exited).toBe(0);
+    } finally {
+      await stopService(service, 'SIGKILL');
+      await dropDatabase(env.DATABASE_URL);
+    }
+  });
+});
