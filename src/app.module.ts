@@ -4,6 +4,7 @@ import { type DynamicModule, Module, type ModuleMetadata } from '@nestjs/common'
 import { ConfigModule } from '@nestjs/config';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
+import { AiModule } from './ai/ai.module';
 import { AuthModule } from './auth/auth.module';
 import { DeliveryWorkerModule } from './delivery/delivery-worker.module';
 import { DestinationsModule } from './destinations/destinations.module';
@@ -16,6 +17,7 @@ import { redisOptions } from './common/redis-connection';
 import type { Environment } from './config/environment';
 import { ormOptions } from './database/orm-options';
 import { HealthModule } from './health/health.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { RedisModule } from './redis/redis.module';
 import { UsersModule } from './users/users.module';
 
@@ -36,7 +38,7 @@ export class AppModule {
         pinoHttp: {
           level: env.LOG_LEVEL,
           redact: { paths: REDACTED_HEADERS.map((name) => `req.headers["${name}"]`), censor: '[redacted]' },
-          autoLogging: { ignore: (request) => request.url === '/health' },
+          autoLogging: { ignore: (request) => request.url === '/health' || request.url === '/metrics' },
           serializers: {
             req: (request: { id: unknown; method: string; url: string; headers: unknown; remoteAddress: string }) => ({
               id: request.id,
@@ -57,9 +59,10 @@ export class AppModule {
       RedisModule,
       RealtimePublisherModule,
       HealthModule,
+      MetricsModule,
       UsersModule,
     ];
-    const api = serveApi ? [AuthModule, EndpointsModule, DestinationsModule, EventsModule, ReplayModule, EventStreamModule] : [];
+    const api = serveApi ? [AiModule, AuthModule, EndpointsModule, DestinationsModule, EventsModule, ReplayModule, EventStreamModule] : [];
     const workers = runWorkers ? [DeliveryWorkerModule] : [];
     return { module: AppModule, imports: [...shared, ...api, ...workers] };
   }

@@ -1,6 +1,7 @@
 import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
 import { join } from 'node:path';
+import { AiResult } from '../ai/ai-result.entity';
 import { AppSetting } from './app-setting.entity';
 import { RefreshToken } from '../auth/refresh-token.entity';
 import { Delivery } from '../delivery/delivery.entity';
@@ -10,7 +11,7 @@ import { WebhookEvent } from '../events/event.entity';
 import { DeadLetterAlert } from '../mail/dead-letter-alert.entity';
 import { User } from '../users/user.entity';
 
-export const ENTITIES = [AppSetting, User, RefreshToken, Endpoint, Destination, WebhookEvent, Delivery, DeadLetterAlert];
+export const ENTITIES = [AppSetting, User, RefreshToken, Endpoint, Destination, WebhookEvent, Delivery, DeadLetterAlert, AiResult];
 
 /** MikroORM options for a database URL: explicit entities, checked-in migrations, never schema sync. */
 export function ormOptions(databaseUrl: string): Options {

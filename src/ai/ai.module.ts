@@ -1,0 +1,41 @@
+import { Logger, Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { Environment } from '../config/environment';
+import { AiController } from './ai.controller';
+import { AiRepository } from './ai.repository';
+import { AI_PROVIDER, AiService } from './ai.service';
+import type { AiProvider } from './ai.types';
+import { GeminiAiProvider } from './gemini-ai.provider';
+import { LocalAiEngine } from './local/local-ai.engine';
+import { UserThrottlerGuard } from './user-throttler.guard';
+
+/** AI analysis of events: Gemini when GEMINI_API_KEY is set (falling back to the local engine), else the local engine. */
+@Module({
+  controllers: [AiController],
+  providers: [
+    AiRepository,
+    AiService,
+    UserThrottlerGuard,
+    {
+      provide: AI_PROVIDER,
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<Environment, true>): AiProvider => {
+        const local = new LocalAiEngine(config.get('DELIVERY_TIMEOUT_MS', { infer: true }));
+        const apiKey = config.get('GEMINI_API_KEY', { infer: true });
+        if (!apiKey) {
+          new Logger('AI').log('GEMINI_API_KEY is not set: the local engine answers AI requests');
+          return local;
+        }
+        return new GeminiAiProvider(
+          {
+            apiKey,
+            model: config.get('GEMINI_MODEL', { infer: true }),
+            baseUrl: config.get('GEMINI_BASE_URL', { infer: true }),
+          },
+          local,
+        );
+      },
+    },
+  ],
+})
+export class AiModule {}

@@ -1,0 +1,68 @@
+import { EntityManager } from '@mikro-orm/postgresql';
+import { Injectable } from '@nestjs/common';
+import type { AiAnswer, AiDelivery, AiEvent, AiProviderName } from './ai.types';
+
+/** Every query of the AI feature, scoped by owner. */
+@Injectable()
+export class AiRepository {
+  constructor(private readonly em: EntityManager) {}
+
+  private get knex() {
+    return this.em.getKnex();
+  }
+
+  /** The caller's event (null when it is not the caller's, or does not exist). */
+  async findOwnedEvent(userId: string, endpointId: string, eventId: string): Promise<AiEvent | null> {
+    const { rows } = await this.knex.raw(
+      `select e.method, e.headers, e.query, e.body_text, e.body_bytes, e.received_at
+       from events e join endpoints ep on ep.id = e.endpoint_id
+       where e.id = ? and e.endpoint_id = ? and ep.user_id = ?`,
+      [eventId, endpointId, userId],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      method: row.method,
+      headers: row.headers,
+      query: row.query,
+      body: row.body_bytes ?? Buffer.from(row.body_text ?? '', 'utf8'),
+      receivedAt: new Date(row.received_at),
+    };
+  }
+
+  async deliveries(eventId: string): Promise<AiDelivery[]> {
+    const { rows } = await this.knex.raw(
+      `select destination_url, status, response_body, attempts from deliveries where event_id = ? order by created_at`,
+      [eventId],
+    );
+    return rows.map(
+      (row: {
+        destination_url: string;
+        status: AiDelivery['status'];
+        response_body: string | null;
+        attempts: AiDelivery['attempts'];
+      }) => ({
+        destinationUrl: row.destination_url,
+        status: row.status,
+        responseBody: row.response_body,
+        attempts: row.attempts,
+      }),
+    );
+  }
+
+  async cached(eventId: string, operation: string, parameters: string): Promise<AiAnswer | null> {
+    const { rows } = await this.knex.raw(
+      `select provider, result from ai_results where event_id = ? and operation = ? and parameters = ?`,
+      [eventId, operation, parameters],
+    );
+    return rows[0] ? { text: rows[0].result, provider: rows[0].provider as AiProviderName } : null;
+  }
+
+  async store(eventId: string, operation: string, parameters: string, answer: AiAnswer): Promise<void> {
+    await this.knex.raw(
+      `insert into ai_results (event_id, operation, parameters, provider, result) values (?, ?, ?, ?, ?)
+       on conflict (event_id, operation, parameters) do update set provider = excluded.provider, result = excluded.result, created_at = now()`,
+      [eventId, operation, parameters, answer.provider, answer.text],
+    );
+  }
+}

@@ -1,0 +1,68 @@
+import { Inject, Injectable, NotFoundException } from '@nestjs/common';
+import type { AiAnswer, AiProvider, HandlerTarget } from './ai.types';
+import { AiRepository } from './ai.repository';
+
+export const AI_PROVIDER = Symbol('AI_PROVIDER');
+
+type Operation = 'explain' | 'schema' | 'handler' | 'diagnose';
+
+/**
+ * The AI operations on a caller's event, cached per event, operation and parameters. A diagnosis is
+ * cached together with the attempts it read, so a new attempt gets a new diagnosis.
+ */
+@Injectable()
+export class AiService {
+  constructor(
+    private readonly repository: AiRepository,
+    @Inject(AI_PROVIDER) private readonly provider: AiProvider,
+  ) {}
+
+  explain(userId: string, endpointId: string, eventId: string): Promise<AiAnswer> {
+    return this.answer(userId, endpointId, eventId, 'explain', '', (event) => this.provider.explain(event));
+  }
+
+  schema(userId: string, endpointId: string, eventId: string): Promise<AiAnswer> {
+    return this.answer(userId, endpointId, eventId, 'schema', '', (event) => this.provider.schema(event));
+  }
+
+  handler(userId: string, endpointId: string, eventId: string, target: HandlerTarget): Promise<AiAnswer> {
+    return this.answer(
+      userId,
+      endpointId,
+      eventId,
+      'handler',
+      `${target.language}/${target.framework}`,
+      (event) => this.provider.handler(event, target),
+    );
+  }
+
+  async diagnose(userId: string, endpointId: string, eventId: string): Promise<AiAnswer> {
+    const deliveries = await this.repository.deliveries(eventId);
+    const attemptsSeen = deliveries.reduce((count, delivery) => count + delivery.attempts.length, 0);
+    return this.answer(
+      userId,
+      endpointId,
+      eventId,
+      'diagnose',
+      `${deliveries.length}:${attemptsSeen}`,
+      (event) => this.provider.diagnose(event, deliveries),
+    );
+  }
+
+  private async answer(
+    userId: string,
+    endpointId: string,
+    eventId: string,
+    operation: Operation,
+    parameters: string,
+    ask: (event: NonNullable<Awaited<ReturnType<AiRepository['findOwnedEvent']>>>) => Promise<AiAnswer>,
+  ): Promise<AiAnswer> {
+    const event = await this.repository.findOwnedEvent(userId, endpointId, eventId);
+    if (!event) throw new NotFoundException('event not found');
+    const cached = await this.repository.cached(eventId, operation, parameters);
+    if (cached) return cached;
+    const answer = await ask(event);
+    await this.repository.store(eventId, operation, parameters, answer);
+    return answer;
+  }
+}

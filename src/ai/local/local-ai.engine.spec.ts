@@ -1,0 +1,174 @@
+import * as ts from 'typescript';
+import {
+  formPost,
+  genericJson,
+  githubPush,
+  shopifyOrder,
+  stripeInvoicePaid,
+} from '../../../test/fixtures/webhook-samples';
+import { HANDLER_FRAMEWORKS, type AiDelivery, type HandlerLanguage } from '../ai.types';
+import { LocalAiEngine } from './local-ai.engine';
+
+/** Type-checks `code` (strict) in memory and returns the error messages. */
+function typeErrors(code: string): string[] {
+  const options: ts.CompilerOptions = {
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    lib: ['lib.es2022.d.ts'],
+    types: [],
+  };
+  const host = ts.createCompilerHost(options);
+  const readFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (name, version) =>
+    name === 'check.ts' ? ts.createSourceFile(name, code, version) : readFile(name, version);
+  const program = ts.createProgram(['check.ts'], options, host);
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+}
+
+function attempt(responseCode: number | null, error: string | null = null, durationMs = 120) {
+  return { at: '2026-11-23T10:00:00.000Z', response_code: responseCode, duration_ms: durationMs, error };
+}
+
+function failed(
+  code: number | null,
+  error: string | null = null,
+  responseBody: string | null = null,
+  durationMs?: number,
+): AiDelivery {
+  return {
+    destinationUrl: 'https://api.example.com/hooks',
+    status: 'failed',
+    responseBody,
+    attempts: [attempt(code, error, durationMs)],
+  };
+}
+
+describe(LocalAiEngine.name, () => {
+  const sut = new LocalAiEngine(10_000);
+
+  describe('explain', () => {
+    it.each([
+      ['Stripe', stripeInvoicePaid, ['Stripe', 'invoice.paid', 'in_1Qxyz', '$20.00', 'cus_123']],
+      ['GitHub', githubPush, ['GitHub', 'push', 'octocat', '2 commits', 'octo/hello-world']],
+      ['Shopify', shopifyOrder, ['Shopify', 'orders/create', '#1001', '199.00']],
+      ['a form post', formPost, ['form post', 'name, tag, message']],
+      ['a generic JSON sender', genericJson, ['generic JSON', 'contact.updated', 'c_42']],
+    ])('names %s, what happened and the key ids in 2 to 3 sentences', async (_name, event, expected) => {
+      const { text, provider } = await sut.explain(event);
+      expect(provider).toBe('local');
+      for (const part of expected) expect(text).toContain(part);
+      const sentences = text.split(/(?<=\.)\s+(?=[A-Z])/);
+      expect(sentences.length).toBeGreaterThanOrEqual(2);
+      expect(sentences.length).toBeLessThanOrEqual(3);
+    });
+  });
+
+  describe('schema', () => {
+    it('infers nested interfaces, optional fields from differing array elements and null unions, and the sample type-checks', async () => {
+      const { text } = await sut.schema(stripeInvoicePaid);
+      expect(text).not.toContain('```');
+      expect(text).toContain('export interface StripeInvoicePaidEvent');
+      expect(text).toMatch(/proration\?:\s+boolean/);
+      expect(text).toMatch(/description:\s+null \| string|description:\s+string \| null/);
+      expect(text).not.toMatch(/interface Object\b/);
+      const check = `${text}\nconst sample: StripeInvoicePaidEvent = ${stripeInvoicePaid.body.toString()};\nexport { sample };\n`;
+      expect(typeErrors(check)).toEqual([]);
+    });
+
+    it('rejects a payload that does not match (the check can fail)', async () => {
+      const { text } = await sut.schema(stripeInvoicePaid);
+      expect(
+        typeErrors(`${text}\nconst sample: StripeInvoicePaidEvent = { id: 1 };\nexport { sample };\n`),
+      ).not.toEqual([]);
+    });
+
+    it('types form fields as strings (repeated keys as arrays)', async () => {
+      const { text } = await sut.schema(formPost);
+      expect(text).toContain('name: string;');
+      expect(text).toContain('tag: string[];');
+      expect(
+        typeErrors(
+          `${text}\nconst sample: WebhookPayload = { name: 'Ada', tag: ['a', 'b'], message: 'hello world' };\nexport { sample };\n`,
+        ),
+      ).toEqual([]);
+    });
+  });
+
+  describe('handler', () => {
+    const pairs = (Object.keys(HANDLER_FRAMEWORKS) as HandlerLanguage[]).flatMap((language) =>
+      HANDLER_FRAMEWORKS[language].map((framework) => [language, framework] as const),
+    );
+
+    it.each(pairs)(
+      'writes %s + %s code that verifies our signature in constant time with a timestamp tolerance',
+      async (language, framework) => {
+        const { text } = await sut.handler(stripeInvoicePaid, { language, framework });
+        expect(text).not.toContain('```');
+        for (const name of ['hooktrail-id', 'hooktrail-timestamp', 'hooktrail-signature', 'HOOKTRAIL_SECRET'])
+          expect(text).toContain(name);
+        expect(text).toMatch(/timingSafeEqual|compare_digest|hmac\.Equal/);
+        expect(text).toMatch(/TOLERANCE_SECONDS|toleranceSeconds/);
+        expect(text).toContain('invoice.paid');
+      },
+    );
+
+    it('writes TypeScript that compiles', async () => {
+      const { text } = await sut.handler(stripeInvoicePaid, { language: 'typescript', framework: 'nextjs' });
+      const diagnostics =
+        ts.transpileModule(text, {
+          reportDiagnostics: true,
+          compilerOptions: { module: ts.ModuleKind.CommonJS },
+        }).diagnostics ?? [];
+      expect(diagnostics).toEqual([]);
+    });
+  });
+
+  describe('diagnose', () => {
+    it.each([
+      ['401', failed(401, null, 'bad signature'), /rejected the request's authentication or signature/],
+      ['404', failed(404), /404: nothing is served at that path/],
+      [
+        '500 with its body',
+        failed(500, null, 'TypeError: cannot read id of undefined'),
+        /500.*TypeError: cannot read id of undefined/s,
+      ],
+      ['a time-out', failed(null, 'timed out after 10000 ms', null, 10_003), /did not answer within 10 s/],
+      [
+        'a refused connection',
+        failed(null, 'ECONNREFUSED: connect ECONNREFUSED 1.2.3.4:443'),
+        /refused.*start the service/s,
+      ],
+      ['a TLS error', failed(null, 'CERT_HAS_EXPIRED: certificate has expired'), /TLS handshake/],
+      ['DNS', failed(null, 'ENOTFOUND: getaddrinfo ENOTFOUND nope.example'), /could not be resolved/],
+      ['429', failed(429), /rate-limits.*Retry-After/s],
+    ])('names the cause and the fix for %s', async (_label, delivery, expected) => {
+      const { text } = await sut.diagnose(stripeInvoicePaid, [delivery]);
+      expect(text).toMatch(expected);
+      expect(text).toContain('Fix:');
+    });
+
+    it('says when retries are exhausted', async () => {
+      const dead: AiDelivery = {
+        ...failed(500),
+        status: 'dead_letter',
+        attempts: Array.from({ length: 5 }, () => attempt(500)),
+      };
+      expect((await sut.diagnose(stripeInvoicePaid, [dead])).text).toContain('retries are exhausted');
+    });
+
+    it('says plainly that there is nothing to diagnose when no attempt failed', async () => {
+      const delivered: AiDelivery = {
+        destinationUrl: 'https://x.example',
+        status: 'delivered',
+        responseBody: 'ok',
+        attempts: [attempt(200)],
+      };
+      const { text } = await sut.diagnose(stripeInvoicePaid, [delivered]);
+      expect(text).toMatch(/^No delivery of this event has failed/);
+      expect(text).toContain('nothing to diagnose');
+    });
+  });
+});

@@ -1,0 +1,329 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import * as ts from 'typescript';
+import { api } from './support/api-client';
+import { FakeGemini } from './support/fake-gemini';
+import { answer, HttpsDestination } from './support/https-destination';
+import { freePort } from './support/service-process';
+import { startTestApp, type TestApp } from './support/test-app';
+import {
+  addDestination,
+  capture,
+  createEndpoint,
+  type EndpointFixture,
+  hasStatus,
+  waitForEvent,
+} from './support/webhook-fixtures';
+
+const STRIPE_BODY = JSON.stringify({
+  id: 'evt_1',
+  object: 'event',
+  type: 'invoice.paid',
+  data: {
+    object: {
+      id: 'in_1',
+      object: 'invoice',
+      amount_paid: 2000,
+      currency: 'usd',
+      customer: 'cus_123',
+      lines: [{ id: 'l1' }, { id: 'l2', note: null }],
+    },
+  },
+});
+const STRIPE_HEADERS = {
+  'stripe-signature': 't=1,v1=provider-signature-value',
+  authorization: 'Bearer secret-bearer-value',
+};
+
+async function setPlan(sut: TestApp, email: string, plan: string): Promise<void> {
+  const database = new Client({ connectionString: sut.env.DATABASE_URL });
+  await database.connect();
+  await database.query('update users set plan = $1 where email = $2', [plan, email]);
+  await database.end();
+}
+
+const route = (fixture: EndpointFixture, eventId: string, operation: string) =>
+  `/api/endpoints/${fixture.endpointId}/events/${eventId}/ai/${operation}`;
+
+describe('AI analysis (local engine)', () => {
+  let sut: TestApp;
+  let fixture: EndpointFixture;
+  let eventId: string;
+
+  beforeAll(async () => {
+    sut = await startTestApp();
+    fixture = await createEndpoint(sut.url);
+    eventId = await capture(fixture, STRIPE_BODY, { headers: STRIPE_HEADERS });
+  });
+  afterAll(() => sut.close());
+
+  it('answers 403 with upgrade_required on all four routes for a free account', async () => {
+    for (const [method, operation] of [
+      ['GET', 'explain'],
+      ['GET', 'schema'],
+      ['POST', 'handler'],
+      ['GET', 'diagnose'],
+    ]) {
+      const response = await api(sut.url, method, route(fixture, eventId, operation), {
+        token: fixture.user.accessToken,
+        body: method === 'POST' ? {} : undefined,
+      });
+      expect(response).toMatchObject({
+        status: 403,
+        body: { statusCode: 403, error: 'Forbidden', upgrade_required: true },
+      });
+    }
+  });
+
+  describe('on the starter plan', () => {
+    beforeAll(() => setPlan(sut, fixture.user.email, 'starter'));
+
+    it('explains the event naming its sender, with provider "local"', async () => {
+      const response = await api(sut.url, 'GET', route(fixture, eventId, 'explain'), {
+        token: fixture.user.accessToken,
+      });
+      expect(response.status).toBe(200);
+      expect(response.body.provider).toBe('local');
+      expect(response.body.explanation).toContain('Stripe');
+      expect(response.body.explanation).toContain('invoice.paid');
+    });
+
+    it('answers the schema as raw TypeScript', async () => {
+      const response = await api(sut.url, 'GET', route(fixture, eventId, 'schema'), {
+        token: fixture.user.accessToken,
+      });
+      expect(response.status).toBe(200);
+      expect(response.body.schema).toMatch(/^export interface StripeInvoicePaidEvent/);
+      expect(response.body.schema).not.toContain('```');
+    });
+
+    it('defaults the handler to typescript + express and answers 400 listing the allowed values for a bad pair', async () => {
+      const defaults = await api(sut.url, 'POST', route(fixture, eventId, 'handler'), {
+        token: fixture.user.accessToken,
+        body: {},
+      });
+      expect(defaults.status).toBe(200);
+      expect(defaults.body.handler).toContain("from 'express'");
+      for (const body of [
+        { language: 'ruby' },
+        { framework: 'django' },
+        { language: 'python', framework: 'express' },
+        { language: 'go', framework: 'fastify' },
+      ]) {
+        const response = await api(sut.url, 'POST', route(fixture, eventId, 'handler'), {
+          token: fixture.user.accessToken,
+          body,
+        });
+        expect(response.status).toBe(400);
+        expect(JSON.stringify(response.body.message)).toContain(
+          'typescript: express, fastify, nextjs; javascript: express, fastify, nextjs; python: fastapi; go: gin',
+        );
+      }
+    });
+
+    it('diagnoses a failed delivery, and says plainly when nothing failed', async () => {
+      const nothing = await api(sut.url, 'GET', route(fixture, eventId, 'diagnose'), {
+        token: fixture.user.accessToken,
+      });
+      expect(nothing.body.diagnosis).toContain('nothing to diagnose');
+
+      const sink = await HttpsDestination.start(answer(500, 'database is down'));
+      try {
+        await addDestination(sut.url, fixture, sink.url);
+        const failing = await capture(fixture, STRIPE_BODY);
+        await waitForEvent(sut.url, fixture, failing, hasStatus('failed'));
+        const response = await api(sut.url, 'GET', route(fixture, failing, 'diagnose'), {
+          token: fixture.user.accessToken,
+        });
+        expect(response.status).toBe(200);
+        expect(response.body.diagnosis).toContain('answered 500');
+        expect(response.body.diagnosis).toContain('database is down');
+      } finally {
+        await sink.close();
+      }
+    });
+
+    it('rate-limits AI calls per user: the 31st in a minute gets 429', async () => {
+      const caller = await createEndpoint(sut.url);
+      await setPlan(sut, caller.user.email, 'pro');
+      const own = await capture(caller, STRIPE_BODY);
+      const statuses = [];
+      for (let call = 1; call <= 31; call++) {
+        statuses.push((await api(sut.url, 'GET', route(caller, own, 'explain'), { token: caller.user.accessToken })).status);
+      }
+      expect(statuses.slice(0, 30).every((status) => status === 200)).toBe(true);
+      expect(statuses[30]).toBe(429);
+    });
+
+    it("answers 404 for another user's event, even on a paid plan", async () => {
+      const stranger = await createEndpoint(sut.url);
+      await setPlan(sut, stranger.user.email, 'pro');
+      for (const path of [
+        route(fixture, eventId, 'explain'),
+        `/api/endpoints/${stranger.endpointId}/events/${eventId}/ai/explain`,
+      ]) {
+        expect((await api(sut.url, 'GET', path, { token: stranger.user.accessToken })).status).toBe(404);
+      }
+    });
+  });
+});
+
+describe('AI analysis with Gemini (a fake Gemini server)', () => {
+  let sut: TestApp;
+  let gemini: FakeGemini;
+  let fixture: EndpointFixture;
+  let eventId: string;
+
+  beforeAll(async () => {
+    gemini = await FakeGemini.start();
+    sut = await startTestApp({
+      GEMINI_API_KEY: 'test-key',
+      GEMINI_BASE_URL: gemini.url,
+      GEMINI_MODEL: 'gemini-test',
+    });
+    fixture = await createEndpoint(sut.url);
+    await setPlan(sut, fixture.user.email, 'team');
+    eventId = await capture(fixture, STRIPE_BODY, { headers: STRIPE_HEADERS });
+  });
+  afterAll(async () => {
+    await sut.close();
+    await gemini.close();
+  });
+
+  it('strips fences, sends the body but no secret header value, and caches the answer', async () => {
+    gemini.answerWith({ text: 'Here is the explanation:\n```text\nA Stripe invoice was paid.\n```' });
+    const first = await api(sut.url, 'GET', route(fixture, eventId, 'explain'), {
+      token: fixture.user.accessToken,
+    });
+    expect(first.body).toEqual({ explanation: 'A Stripe invoice was paid.', provider: 'gemini' });
+    const [request] = gemini.requests;
+    expect(request.url).toContain('/models/gemini-test:generateContent');
+    expect(request.prompt).toContain('"amount_paid":2000');
+    expect(request.prompt).not.toContain('provider-signature-value');
+    expect(request.prompt).not.toContain('secret-bearer-value');
+
+    const second = await api(sut.url, 'GET', route(fixture, eventId, 'explain'), {
+      token: fixture.user.accessToken,
+    });
+    expect(second.body).toEqual(first.body);
+    expect(gemini.requests).toHaveLength(1);
+  });
+
+  it('falls back to the local schema when Gemini answers invalid TypeScript', async () => {
+    gemini.answerWith({ text: 'export interface Broken { id: string' });
+    const response = await api(sut.url, 'GET', route(fixture, eventId, 'schema'), {
+      token: fixture.user.accessToken,
+    });
+    expect(response.body.provider).toBe('local');
+    expect(response.body.schema).toContain('export interface StripeInvoicePaidEvent');
+  });
+
+  it('falls back to the local engine when Gemini fails', async () => {
+    gemini.answerWith({ status: 500 });
+    const response = await api(sut.url, 'GET', route(fixture, eventId, 'diagnose'), {
+      token: fixture.user.accessToken,
+    });
+    expect(response).toMatchObject({ status: 200, body: { provider: 'local' } });
+    expect(response.body.diagnosis).toContain('nothing to diagnose');
+  });
+});
+
+describe('generated handlers, run for real', () => {
+  let sut: TestApp;
+  let fixture: EndpointFixture;
+  let eventId: string;
+  const children: ChildProcess[] = [];
+  const secret = 'handler-test-secret';
+
+  beforeAll(async () => {
+    sut = await startTestApp();
+    fixture = await createEndpoint(sut.url);
+    await setPlan(sut, fixture.user.email, 'starter');
+    eventId = await capture(fixture, STRIPE_BODY, { headers: STRIPE_HEADERS });
+  });
+  afterAll(async () => {
+    children.forEach((child) => child.kill());
+    await sut.close();
+  });
+
+  async function runHandler(language: string, framework: string): Promise<string> {
+    const generated = await api(sut.url, 'POST', route(fixture, eventId, 'handler'), {
+      token: fixture.user.accessToken,
+      body: { language, framework },
+    });
+    expect(generated.status).toBe(200);
+    const code =
+      language === 'typescript'
+        ? ts.transpileModule(generated.body.handler, {
+            compilerOptions: {
+              module: ts.ModuleKind.CommonJS,
+              esModuleInterop: true,
+              target: ts.ScriptTarget.ES2022,
+            },
+          }).outputText
+        : generated.body.handler;
+    const dir = join(__dirname, '.tmp');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `${language}-${framework}-${Date.now()}.js`);
+    writeFileSync(file, code);
+    const port = await freePort();
+    const child = spawn(process.execPath, [file], {
+      env: { PATH: process.env.PATH, PORT: String(port), HOOKTRAIL_SECRET: secret },
+      stdio: 'ignore',
+    });
+    children.push(child);
+    const url = `http://127.0.0.1:${port}/webhooks/hooktrail`;
+    for (let tries = 0; tries < 100; tries++) {
+      if (
+        await fetch(url, { method: 'POST' }).then(
+          () => true,
+          () => false,
+        )
+      )
+        return url;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`the ${language}/${framework} handler did not start`);
+  }
+
+  function signed(body: string, timestamp = Math.floor(Date.now() / 1000), id = 'delivery-1') {
+    const signature = createHmac('sha256', Buffer.from(secret, 'utf8'))
+      .update(`${id}.${timestamp}.${body}`)
+      .digest('base64');
+    return {
+      'content-type': 'application/json',
+      'hooktrail-id': id,
+      'hooktrail-timestamp': String(timestamp),
+      'hooktrail-signature': `v1,${signature}`,
+    };
+  }
+
+  it.each([
+    ['typescript', 'express'],
+    ['javascript', 'fastify'],
+  ])(
+    '%s + %s accepts a signed delivery, and rejects a tampered body and a stale timestamp',
+    async (language, framework) => {
+      const url = await runHandler(language, framework);
+      const accepted = await fetch(url, { method: 'POST', headers: signed(STRIPE_BODY), body: STRIPE_BODY });
+      expect(accepted.status).toBe(200);
+      expect(await accepted.json()).toEqual({ received: true });
+
+      const tampered = await fetch(url, {
+        method: 'POST',
+        headers: signed(STRIPE_BODY),
+        body: STRIPE_BODY.replace('2000', '9000'),
+      });
+      expect(tampered.status).toBe(401);
+      const stale = await fetch(url, {
+        method: 'POST',
+        headers: signed(STRIPE_BODY, Math.floor(Date.now() / 1000) - 3600),
+        body: STRIPE_BODY,
+      });
+      expect(stale.status).toBe(401);
+    },
+  );
+});
