@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'src/database/migrations/*.ts.snap'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/.tmp/**', 'test/.certs/**', 'bench/results/**'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
