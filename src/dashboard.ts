@@ -1,10 +1,14 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { Logger } from '@nestjs/common';
 
+/** The project root, whether this file runs from src/ (ts-node, tests) or from dist/src/ (the build). */
+const PROJECT_ROOT =
+  basename(dirname(__dirname)) === 'dist' ? join(__dirname, '..', '..') : join(__dirname, '..');
+
 /** The dashboard's build (`npm run build:web`), the same folder from src/ (tests) and dist/src/ (the build). */
-export const DASHBOARD_ROOT = join(__dirname, '..', '..', 'dist', 'web');
+export const DASHBOARD_ROOT = join(PROJECT_ROOT, 'dist', 'web');
 
 /**
  * Serves the dashboard at `/` from dist/web: hashed assets cached for a year, index.html revalidated

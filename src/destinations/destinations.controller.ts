@@ -1,0 +1,81 @@
+import { Body, Controller, Delete, Get, Param, Patch, Post } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import { OkDto } from '../auth/dto/auth.dto';
+import { type AuthUser, CurrentUser } from '../common/decorators/current-user.decorator';
+import { ResourceIdPipe } from '../common/pipes/resource-id.pipe';
+import { DestinationsService } from './destinations.service';
+import { CreateDestinationDto } from './dto/create-destination.dto';
+import { DestinationListResponseDto, DestinationResponseDto } from './dto/destination.dto';
+import { UpdateDestinationDto } from './dto/update-destination.dto';
+
+const URL_RULES =
+  'A field is invalid or not allowed: url must be an absolute https:// URL, not a loopback, private or ' +
+  'link-local address; secret 1 to 256 characters or null';
+
+@ApiTags('destinations')
+@ApiBearerAuth()
+@ApiUnauthorizedResponse({ description: 'Missing, invalid or expired access token' })
+@Controller('api/endpoints/:id/destinations')
+export class DestinationsController {
+  constructor(private readonly destinations: DestinationsService) {}
+
+  @Get()
+  @ApiOperation({ summary: "List an endpoint's destinations, oldest first" })
+  @ApiOkResponse({ type: DestinationListResponseDto })
+  @ApiNotFoundResponse({ description: 'No such endpoint (or it is not yours)' })
+  async list(
+    @CurrentUser() user: AuthUser,
+    @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
+  ): Promise<DestinationListResponseDto> {
+    return { destinations: await this.destinations.list(user.id, endpointId) };
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Add a destination: later events are forwarded to it too' })
+  @ApiCreatedResponse({ type: DestinationResponseDto })
+  @ApiBadRequestResponse({ description: URL_RULES })
+  @ApiNotFoundResponse({ description: 'No such endpoint (or it is not yours)' })
+  async create(
+    @CurrentUser() user: AuthUser,
+    @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
+    @Body() body: CreateDestinationDto,
+  ): Promise<DestinationResponseDto> {
+    return { destination: await this.destinations.create(user.id, endpointId, body) };
+  }
+
+  @Patch(':dId')
+  @ApiOperation({ summary: 'Change the url, secret or is_active of a destination (only the fields sent)' })
+  @ApiOkResponse({ type: DestinationResponseDto })
+  @ApiBadRequestResponse({ description: URL_RULES })
+  @ApiNotFoundResponse({ description: 'No such endpoint or destination (or not yours)' })
+  async update(
+    @CurrentUser() user: AuthUser,
+    @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
+    @Param('dId', new ResourceIdPipe('destination')) id: string,
+    @Body() body: UpdateDestinationDto,
+  ): Promise<DestinationResponseDto> {
+    return { destination: await this.destinations.update(user.id, endpointId, id, body) };
+  }
+
+  @Delete(':dId')
+  @ApiOperation({ summary: 'Remove a destination; deliveries already made or in flight are unaffected' })
+  @ApiOkResponse({ type: OkDto })
+  @ApiNotFoundResponse({ description: 'No such endpoint or destination (or not yours)' })
+  async remove(
+    @CurrentUser() user: AuthUser,
+    @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
+    @Param('dId', new ResourceIdPipe('destination')) id: string,
+  ): Promise<OkDto> {
+    await this.destinations.remove(user.id, endpointId, id);
+    return { ok: true };
+  }
+}

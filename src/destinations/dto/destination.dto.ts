@@ -1,0 +1,22 @@
+export class DestinationDto {
+  /** @example 5f0c6f0e-1f7a-4c1b-9a55-0c5d3f6f2b11 */
+  id!: string;
+  endpoint_id!: string;
+  /** The HTTPS URL events are forwarded to. @example https://api.example.com/webhooks/stripe */
+  url!: string;
+  /** Signing secret of the hooktrail-signature header; null when not set. */
+  secret!: string | null;
+  /** Whether new events are forwarded to it. */
+  is_active!: boolean;
+  /** ISO 8601 UTC. @example 2026-11-23T10:00:00.000Z */
+  created_at!: string;
+}
+
+export class DestinationResponseDto {
+  destination!: DestinationDto;
+}
+
+export class DestinationListResponseDto {
+  /** Oldest first (the order they were added). */
+  destinations!: DestinationDto[];
+}

@@ -1,0 +1,10 @@
+import { IsString, Length } from 'class-validator';
+import { NAME_MAX_LENGTH, Trim } from './endpoint-fields';
+
+export class CreateEndpointDto {
+  /** A label for the endpoint, 1 to 200 characters (trimmed), e.g. "Stripe production". */
+  @Trim()
+  @IsString({ message: 'name must be a string' })
+  @Length(1, NAME_MAX_LENGTH, { message: `name must be 1 to ${NAME_MAX_LENGTH} characters` })
+  name!: string;
+}

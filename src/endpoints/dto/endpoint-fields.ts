@@ -1,0 +1,30 @@
+import { Transform } from 'class-transformer';
+import { registerDecorator, type ValidationOptions } from 'class-validator';
+
+export const NAME_MAX_LENGTH = 200;
+export const METADATA_MAX_BYTES = 16 * 1024;
+
+export const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+/** Trims a string before it is validated. */
+export const Trim = () => Transform(trim);
+
+/** A JSON object (not an array, scalar or null) of at most 16 KiB once serialised. */
+export function IsMetadataObject(options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isMetadataObject',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: {
+        message: `metadata must be a JSON object of at most ${METADATA_MAX_BYTES} bytes`,
+        ...options,
+      },
+      validator: {
+        validate(value: unknown): boolean {
+          if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+          return Buffer.byteLength(JSON.stringify(value)) <= METADATA_MAX_BYTES;
+        },
+      },
+    });
+}

@@ -1,0 +1,37 @@
+import { DestinationDto } from '../../destinations/dto/destination.dto';
+
+export class EndpointDto {
+  /** @example 0b7a1c9e-6a43-4d0e-9d3f-3c2d1f0e9a87 */
+  id!: string;
+  user_id!: string;
+  /** @example Stripe production */
+  name!: string;
+  /** The secret part of the capture URL: 192 random bits, base64url. Never changes. */
+  public_token!: string;
+  /** `{SITE_URL}/in/{public_token}`: send webhooks here. */
+  capture_url!: string;
+  /** false: the capture URL answers 403 and stores nothing. */
+  is_active!: boolean;
+  /** Your own key-value pairs; {} by default. */
+  metadata!: Record<string, unknown>;
+  /** ISO 8601 UTC. @example 2026-11-23T10:00:00.000Z */
+  created_at!: string;
+}
+
+export class EndpointWithDestinationsDto extends EndpointDto {
+  /** Oldest first. */
+  destinations!: DestinationDto[];
+}
+
+export class EndpointResponseDto {
+  endpoint!: EndpointDto;
+}
+
+export class EndpointDetailResponseDto {
+  endpoint!: EndpointWithDestinationsDto;
+}
+
+export class EndpointListResponseDto {
+  /** Newest first. */
+  endpoints!: EndpointDto[];
+}

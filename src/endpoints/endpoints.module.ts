@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { EndpointsController } from './endpoints.controller';
+import { EndpointsRepository } from './endpoints.repository';
+import { EndpointsService } from './endpoints.service';
+
+/** Endpoints of a user; exports the ownership check its sub-resources (destinations, events) use. */
+@Module({
+  controllers: [EndpointsController],
+  providers: [EndpointsService, EndpointsRepository],
+  exports: [EndpointsService],
+})
+export class EndpointsModule {}

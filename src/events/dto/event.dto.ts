@@ -1,0 +1,95 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../../delivery/delivery.entity';
+import { EVENT_STATUSES, type EventStatus } from '../event.entity';
+
+export class EventDto {
+  id!: string;
+  endpoint_id!: string;
+  @ApiProperty({ enum: EVENT_STATUSES })
+  status!: EventStatus;
+  /** The HTTP method of the captured request. @example POST */
+  method!: string;
+  /** All request headers as received, names in lower case. */
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { 'content-type': 'application/json' },
+  })
+  headers!: Record<string, string | string[]>;
+  /** The raw query string, without "?" ("" when there was none). @example source=stripe&attempt=1 */
+  query!: string;
+  /** The exact body: as UTF-8 text, or base64 when body_encoding is "base64". */
+  body!: string;
+  /** Present, as "base64", only when the body is not valid UTF-8. */
+  @ApiProperty({ enum: ['base64'], required: false })
+  body_encoding?: 'base64';
+  /** The sender's IP (from X-Forwarded-For only when TRUST_PROXY=true). @example 203.0.113.7 */
+  source_ip!: string | null;
+  /** ISO 8601 UTC. @example 2026-11-23T10:00:00.000Z */
+  received_at!: string;
+}
+
+export class DeliveryAttemptDto {
+  /** ISO 8601 UTC. */
+  at!: string;
+  /** null when no HTTP response was received (time-out, DNS, TLS, connection refused, refused address). */
+  response_code!: number | null;
+  duration_ms!: number;
+  error!: string | null;
+}
+
+export class DeliveryDestinationDto {
+  /** null when the destination has since been removed. */
+  id!: string | null;
+  /** The URL the delivery was made to. */
+  url!: string;
+}
+
+export class DeliveryDto {
+  id!: string;
+  event_id!: string;
+  destination!: DeliveryDestinationDto;
+  @ApiProperty({ enum: DELIVERY_STATUSES })
+  status!: DeliveryStatus;
+  attempt_count!: number;
+  response_code!: number | null;
+  /** The first 1 KiB of the latest response body. */
+  response_body!: string | null;
+  /** ISO 8601 UTC; null before the first attempt. */
+  last_attempted_at!: string | null;
+  /** ISO 8601 UTC. */
+  created_at!: string;
+  /** Every attempt, oldest first. */
+  attempts!: DeliveryAttemptDto[];
+}
+
+export class EventWithDeliveriesDto extends EventDto {
+  /** Newest first. */
+  deliveries!: DeliveryDto[];
+}
+
+export class PaginationDto {
+  /** @example 1 */
+  page!: number;
+  /** @example 50 */
+  limit!: number;
+  /** Events matching the filters. */
+  total!: number;
+  /** ceil(total / limit); 0 when nothing matches. */
+  pages!: number;
+}
+
+export class EventListResponseDto {
+  /** Newest first by received_at. */
+  events!: EventDto[];
+  pagination!: PaginationDto;
+}
+
+export class EventResponseDto {
+  event!: EventWithDeliveriesDto;
+}
+
+export class DeliveryListResponseDto {
+  /** Newest first. */
+  deliveries!: DeliveryDto[];
+}

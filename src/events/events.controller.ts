@@ -1,0 +1,62 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBearerAuth,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import { type AuthUser, CurrentUser } from '../common/decorators/current-user.decorator';
+import { ResourceIdPipe } from '../common/pipes/resource-id.pipe';
+import { DeliveryListResponseDto, EventListResponseDto, EventResponseDto } from './dto/event.dto';
+import { ListEventsQuery } from './dto/list-events.query';
+import { EventsService } from './events.service';
+
+@ApiTags('events')
+@ApiBearerAuth()
+@ApiUnauthorizedResponse({ description: 'Missing, invalid or expired access token' })
+@Controller('api/endpoints/:id/events')
+export class EventsController {
+  constructor(private readonly events: EventsService) {}
+
+  @Get()
+  @ApiOperation({ summary: "List an endpoint's captured events, newest first, with filters and pages" })
+  @ApiOkResponse({ type: EventListResponseDto })
+  @ApiBadRequestResponse({
+    description: 'status, from, to, q, page or limit is invalid (the message names it)',
+  })
+  @ApiNotFoundResponse({ description: 'No such endpoint (or it is not yours)' })
+  list(
+    @CurrentUser() user: AuthUser,
+    @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
+    @Query() query: ListEventsQuery,
+  ): Promise<EventListResponseDto> {
+    return this.events.list(user.id, endpointId, query);
+  }
+
+  @Get(':eId')
+  @ApiOperation({ summary: 'Get one captured event with its deliveries' })
+  @ApiOkResponse({ type: EventResponseDto })
+  @ApiNotFoundResponse({ description: 'No such endpoint or event (or not yours)' })
+  async get(
+    @CurrentUser() user: AuthUser,
+    @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
+    @Param('eId', new ResourceIdPipe('event')) eventId: string,
+  ): Promise<EventResponseDto> {
+    return { event: await this.events.get(user.id, endpointId, eventId) };
+  }
+
+  @Get(':eId/deliveries')
+  @ApiOperation({ summary: "List an event's deliveries (one per destination and dispatch), newest first" })
+  @ApiOkResponse({ type: DeliveryListResponseDto })
+  @ApiNotFoundResponse({ description: 'No such endpoint or event (or not yours)' })
+  async deliveries(
+    @CurrentUser() user: AuthUser,
+    @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
+    @Param('eId', new ResourceIdPipe('event')) eventId: string,
+  ): Promise<DeliveryListResponseDto> {
+    return { deliveries: await this.events.listDeliveries(user.id, endpointId, eventId) };
+  }
+}

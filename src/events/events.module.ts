@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { DeliveryModule } from '../delivery/delivery.module';
+import { EndpointsModule } from '../endpoints/endpoints.module';
+import { CaptureWriter, captureRepositoryProvider } from './capture/capture-writer';
+import { CaptureService } from './capture/capture.service';
+import { EventsController } from './events.controller';
+import { EventsRepository } from './events.repository';
+import { EventsService } from './events.service';
+
+/**
+ * The events API, and the capture path's services. The capture route itself is a plain Fastify route
+ * (registerCaptureRoute, called by the app factory) that calls CaptureService.
+ */
+@Module({
+  imports: [EndpointsModule, DeliveryModule],
+  controllers: [EventsController],
+  providers: [EventsService, EventsRepository, CaptureService, CaptureWriter, captureRepositoryProvider],
+  exports: [CaptureService],
+})
+export class EventsModule {}

@@ -1,0 +1,139 @@
+import { EntityManager } from '@mikro-orm/postgresql';
+import { Injectable } from '@nestjs/common';
+import type { DeliveryAttempt, DeliveryStatus } from '../delivery/delivery.entity';
+import type { EventStatus } from './event.entity';
+
+export interface EventRow {
+  id: string;
+  endpoint_id: string;
+  status: EventStatus;
+  method: string;
+  headers: Record<string, string | string[]>;
+  query: string;
+  body_text: string | null;
+  body_bytes: Buffer | null;
+  source_ip: string | null;
+  /** ISO 8601 UTC, formatted by PostgreSQL. */
+  received_at: string;
+}
+
+export interface DeliveryRow {
+  id: string;
+  event_id: string;
+  destination_id: string | null;
+  destination_url: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  response_code: number | null;
+  response_body: string | null;
+  attempts: DeliveryAttempt[];
+  last_attempted_at: string | null;
+  created_at: string;
+}
+
+export interface EventFilters {
+  status?: EventStatus;
+  /** Inclusive. */
+  from?: Date;
+  /** Exclusive. */
+  to?: Date;
+  /** Case-insensitive substring of the text body. */
+  q?: string;
+}
+
+/** A timestamptz column as an ISO 8601 UTC string with milliseconds (the ORM's driver keeps timestamps as text). */
+const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+const EVENT_COLUMNS = `id, endpoint_id, status, method, headers, query, body_text, body_bytes, source_ip,
+  ${iso('received_at')} as received_at`;
+
+const DELIVERY_COLUMNS = `id, event_id, destination_id, destination_url, status, attempt_count, response_code,
+  response_body, attempts, ${iso('last_attempted_at')} as last_attempted_at, ${iso('created_at')} as created_at`;
+
+/** `%`, `_` and `\` match themselves inside an ILIKE pattern. */
+export function likeContains(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+}
+
+/**
+ * Reads of captured events and their deliveries, by endpoint (whose owner the service has checked).
+ * Plain SQL shaped for the indexes: (endpoint_id, received_at desc, id desc), the same with status,
+ * and the pg_trgm GIN index on body_text for `q`.
+ */
+@Injectable()
+export class EventsRepository {
+  constructor(private readonly em: EntityManager) {}
+
+  private async rows<T>(sql: string, bindings: unknown[]): Promise<T[]> {
+    const result = await this.em.getKnex().raw(sql, bindings as never[]);
+    return result.rows as T[];
+  }
+
+  private where(endpointId: string, filters: EventFilters): { sql: string; bindings: unknown[] } {
+    const conditions = ['endpoint_id = ?'];
+    const bindings: unknown[] = [endpointId];
+    if (filters.status !== undefined) {
+      conditions.push('status = ?');
+      bindings.push(filters.status);
+    }
+    if (filters.from !== undefined) {
+      conditions.push('received_at >= ?');
+      bindings.push(filters.from.toISOString());
+    }
+    if (filters.to !== undefined) {
+      conditions.push('received_at < ?');
+      bindings.push(filters.to.toISOString());
+    }
+    if (filters.q !== undefined) {
+      conditions.push('body_text ilike ?');
+      bindings.push(likeContains(filters.q));
+    }
+    return { sql: conditions.join(' and '), bindings };
+  }
+
+  /** One page, newest first (received_at, then id, descending), and the number of all matching events. */
+  async listPage(
+    endpointId: string,
+    filters: EventFilters,
+    page: number,
+    limit: number,
+  ): Promise<{ rows: EventRow[]; total: number }> {
+    const where = this.where(endpointId, filters);
+    const [rows, [count]] = await Promise.all([
+      this.rows<EventRow>(
+        `select ${EVENT_COLUMNS} from events where ${where.sql}
+         order by events.received_at desc, events.id desc limit ? offset ?`,
+        [...where.bindings, limit, (page - 1) * limit],
+      ),
+      this.rows<{ total: number }>(
+        `select count(*)::int as total from events where ${where.sql}`,
+        where.bindings,
+      ),
+    ]);
+    return { rows, total: count.total };
+  }
+
+  async findInEndpoint(endpointId: string, eventId: string): Promise<EventRow | null> {
+    const [row] = await this.rows<EventRow>(
+      `select ${EVENT_COLUMNS} from events where id = ? and endpoint_id = ?`,
+      [eventId, endpointId],
+    );
+    return row ?? null;
+  }
+
+  async existsInEndpoint(endpointId: string, eventId: string): Promise<boolean> {
+    const rows = await this.rows(`select 1 from events where id = ? and endpoint_id = ?`, [
+      eventId,
+      endpointId,
+    ]);
+    return rows.length > 0;
+  }
+
+  /** Newest first. */
+  listDeliveries(eventId: string): Promise<DeliveryRow[]> {
+    return this.rows<DeliveryRow>(
+      `select ${DELIVERY_COLUMNS} from deliveries where event_id = ? order by created_at desc, id desc`,
+      [eventId],
+    );
+  }
+}

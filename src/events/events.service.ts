@@ -1,0 +1,48 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import { EndpointsService } from '../endpoints/endpoints.service';
+import type { DeliveryDto, EventListResponseDto, EventWithDeliveriesDto } from './dto/event.dto';
+import { type ListEventsQuery, parseInstant } from './dto/list-events.query';
+import { toDeliveryDto, toEventDto } from './event.presenter';
+import { type EventFilters, EventsRepository } from './events.repository';
+
+const EVENT_NOT_FOUND = 'event not found';
+
+/** Captured events of a user's endpoint. */
+@Injectable()
+export class EventsService {
+  constructor(
+    private readonly events: EventsRepository,
+    private readonly endpoints: EndpointsService,
+  ) {}
+
+  /** Newest first; `pages` is ceil(total / limit), 0 when nothing matches; a page past the end is empty. */
+  async list(userId: string, endpointId: string, query: ListEventsQuery): Promise<EventListResponseDto> {
+    await this.endpoints.assertOwned(userId, endpointId);
+    const filters: EventFilters = {
+      status: query.status,
+      from: query.from === undefined ? undefined : (parseInstant(query.from) ?? undefined),
+      to: query.to === undefined ? undefined : (parseInstant(query.to) ?? undefined),
+      q: query.q === undefined || query.q === '' ? undefined : query.q,
+    };
+    const { rows, total } = await this.events.listPage(endpointId, filters, query.page, query.limit);
+    return {
+      events: rows.map(toEventDto),
+      pagination: { page: query.page, limit: query.limit, total, pages: Math.ceil(total / query.limit) },
+    };
+  }
+
+  async get(userId: string, endpointId: string, eventId: string): Promise<EventWithDeliveriesDto> {
+    await this.endpoints.assertOwned(userId, endpointId);
+    const event = await this.events.findInEndpoint(endpointId, eventId);
+    if (!event) throw new NotFoundException(EVENT_NOT_FOUND);
+    const deliveries = await this.events.listDeliveries(eventId);
+    return { ...toEventDto(event), deliveries: deliveries.map(toDeliveryDto) };
+  }
+
+  async listDeliveries(userId: string, endpointId: string, eventId: string): Promise<DeliveryDto[]> {
+    await this.endpoints.assertOwned(userId, endpointId);
+    if (!(await this.events.existsInEndpoint(endpointId, eventId)))
+      throw new NotFoundException(EVENT_NOT_FOUND);
+    return (await this.events.listDeliveries(eventId)).map(toDeliveryDto);
+  }
+}

@@ -1,0 +1,294 @@
+import { Client } from 'pg';
+import { api, registerUser, type RegisteredUser } from './support/api-client';
+import { startTestApp, type TestApp } from './support/test-app';
+
+async function setUp(sut: TestApp): Promise<{ user: RegisteredUser; endpointId: string; token: string }> {
+  const user = await registerUser(sut.url);
+  const response = await api(sut.url, 'POST', '/api/endpoints', {
+    token: user.accessToken,
+    body: { name: 'Destinations' },
+  });
+  return { user, endpointId: response.body.endpoint.id, token: response.body.endpoint.public_token };
+}
+
+describe('destinations', () => {
+  let sut: TestApp;
+  let db: Client;
+  let user: RegisteredUser;
+  let endpointId: string;
+  let token: string;
+
+  const call = (method: string, path: string, body?: unknown) =>
+    api(sut.url, method, path, { token: user.accessToken, body });
+  const base = () => `/api/endpoints/${endpointId}/destinations`;
+  const add = async (body: Record<string, unknown>) => {
+    const response = await call('POST', base(), body);
+    expect(response.status).toBe(201);
+    return response.body.destination;
+  };
+
+  beforeAll(async () => {
+    // the default test environment allows private networks (so the delivery tests can use 127.0.0.1)
+    sut = await startTestApp({ APP_ROLE: 'api' });
+    db = new Client({ connectionString: sut.env.DATABASE_URL });
+    await db.connect();
+    ({ user, endpointId, token } = await setUp(sut));
+  });
+  afterAll(async () => {
+    await db.end();
+    await sut.close();
+  });
+
+  it('adds a destination: active, secret null when not given, every field of the spec', async () => {
+    const response = await call('POST', base(), { url: 'https://api.example.com/webhooks?source=hooktrail' });
+    expect(response.status).toBe(201);
+    expect(response.body.destination).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      endpoint_id: endpointId,
+      url: 'https://api.example.com/webhooks?source=hooktrail',
+      secret: null,
+      is_active: true,
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+    });
+  });
+
+  it('keeps a secret and returns it', async () => {
+    const destination = await add({ url: 'https://api.example.com/signed', secret: 'whsec_abc123' });
+    expect(destination.secret).toBe('whsec_abc123');
+    expect((await add({ url: 'https://api.example.com/null-secret', secret: null })).secret).toBeNull();
+  });
+
+  it('lists the endpoint destinations, oldest first', async () => {
+    const own = await setUp(sut);
+    const urls = ['https://a.example.com/1', 'https://b.example.com/2', 'https://c.example.com/3'];
+    for (const url of urls) {
+      await api(sut.url, 'POST', `/api/endpoints/${own.endpointId}/destinations`, {
+        token: own.user.accessToken,
+        body: { url },
+      });
+    }
+    const response = await api(sut.url, 'GET', `/api/endpoints/${own.endpointId}/destinations`, {
+      token: own.user.accessToken,
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.destinations.map((destination: { url: string }) => destination.url)).toEqual(urls);
+  });
+
+  it('changes only the fields sent', async () => {
+    const destination = await add({ url: 'https://api.example.com/original', secret: 'first-secret' });
+    const path = `${base()}/${destination.id}`;
+    const moved = await call('PATCH', path, { url: 'https://api.example.com/moved' });
+    expect(moved.status).toBe(200);
+    expect(moved.body.destination).toEqual({ ...destination, url: 'https://api.example.com/moved' });
+    const unsigned = await call('PATCH', path, { secret: null });
+    expect(unsigned.body.destination).toEqual({
+      ...destination,
+      url: 'https://api.example.com/moved',
+      secret: null,
+    });
+    const paused = await call('PATCH', path, { is_active: false });
+    expect(paused.body.destination).toEqual({
+      ...destination,
+      url: 'https://api.example.com/moved',
+      secret: null,
+      is_active: false,
+    });
+    const resigned = await call('PATCH', path, { secret: 'second-secret', is_active: true });
+    expect(resigned.body.destination).toEqual({
+      ...destination,
+      url: 'https://api.example.com/moved',
+      secret: 'second-secret',
+    });
+    const listed = (await call('GET', base())).body.destinations.find(
+      (item: { id: string }) => item.id === destination.id,
+    );
+    expect(listed).toEqual(resigned.body.destination);
+  });
+
+  it('removes a destination; past deliveries keep its URL with destination.id null', async () => {
+    const destination = await add({ url: 'https://api.example.com/removed' });
+    const captured = await fetch(`${sut.url}/in/${token}`, { method: 'POST', body: '{"before":"removal"}' });
+    const { id: eventId } = (await captured.json()) as { id: string };
+
+    const response = await call('DELETE', `${base()}/${destination.id}`);
+    expect(response).toMatchObject({ status: 200, body: { ok: true } });
+    expect((await db.query('select 1 from destinations where id = $1', [destination.id])).rowCount).toBe(0);
+    expect((await call('DELETE', `${base()}/${destination.id}`)).status).toBe(404);
+    expect((await call('PATCH', `${base()}/${destination.id}`, { is_active: false })).status).toBe(404);
+
+    const deliveries = await call('GET', `/api/endpoints/${endpointId}/events/${eventId}/deliveries`);
+    const kept = deliveries.body.deliveries.find(
+      (delivery: { destination: { url: string } }) => delivery.destination.url === destination.url,
+    );
+    expect(kept.destination).toEqual({ id: null, url: 'https://api.example.com/removed' });
+
+    // later events are no longer forwarded to it
+    const after = (await (await fetch(`${sut.url}/in/${token}`, { method: 'POST', body: '{}' })).json()) as {
+      id: string;
+    };
+    const { rows } = await db.query('select destination_url from deliveries where event_id = $1', [after.id]);
+    expect(rows.map((row) => row.destination_url)).not.toContain('https://api.example.com/removed');
+  });
+
+  it.each([
+    ['a missing url', {}],
+    ['an http:// url', { url: 'http://api.example.com/hook' }],
+    ['a relative url', { url: '/webhooks' }],
+    ['a url without a scheme', { url: 'api.example.com/hook' }],
+    ['a scheme-relative https url', { url: 'https:api.example.com/hook' }],
+    ['an ftp url', { url: 'ftp://example.com/file' }],
+    ['garbage', { url: 'https://exa mple.com/' }],
+    ['a number', { url: 42 }],
+    ['a url over 2048 characters', { url: `https://example.com/${'a'.repeat(2048)}` }],
+  ])('refuses %s with "url must be an absolute https:// URL"', async (_label, body) => {
+    const response = await call('POST', base(), body);
+    expect(response.status).toBe(400);
+    expect(response.body.message).toContain('url must be an absolute https:// URL');
+  });
+
+  it.each([
+    ['an empty secret', { url: 'https://example.com/', secret: '' }],
+    ['a secret of 257 characters', { url: 'https://example.com/', secret: 's'.repeat(257) }],
+    ['a secret that is not a string', { url: 'https://example.com/', secret: 7 }],
+    ['an unknown field', { url: 'https://example.com/', is_active: false }],
+  ])('refuses %s (400 naming the field)', async (_label, body) => {
+    const response = await call('POST', base(), body);
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(response.body.message)).toMatch(/secret|is_active/);
+  });
+
+  it.each([
+    ['an http:// url', { url: 'http://example.com/' }, 'url'],
+    ['url null', { url: null }, 'url'],
+    ['is_active as a string', { is_active: 'yes' }, 'is_active'],
+    ['an empty secret', { secret: '' }, 'secret'],
+    ['an endpoint change', { endpoint_id: '00000000-0000-4000-8000-000000000000' }, 'endpoint_id'],
+  ])('refuses to update with %s (400 naming the field, nothing changed)', async (_label, body, field) => {
+    const destination = await add({ url: 'https://api.example.com/stays', secret: 'kept' });
+    const response = await call('PATCH', `${base()}/${destination.id}`, body);
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(response.body.message)).toContain(field);
+    const listed = (await call('GET', base())).body.destinations.find(
+      (item: { id: string }) => item.id === destination.id,
+    );
+    expect(listed).toEqual(destination);
+  });
+
+  it('allows private addresses while DELIVERY_ALLOW_PRIVATE_NETWORKS=true', async () => {
+    for (const url of [
+      'https://127.0.0.1:8443/hook',
+      'https://[::1]/hook',
+      'https://localhost/hook',
+      'https://10.0.0.1/',
+    ]) {
+      expect((await call('POST', base(), { url })).status).toBe(201);
+    }
+  });
+
+  it('answers 404 for a destination id that is not a UUID, unknown, or of another endpoint of yours', async () => {
+    const otherEndpoint = await call('POST', '/api/endpoints', { name: 'Other' });
+    const foreign = await api(
+      sut.url,
+      'POST',
+      `/api/endpoints/${otherEndpoint.body.endpoint.id}/destinations`,
+      {
+        token: user.accessToken,
+        body: { url: 'https://example.com/other-endpoint' },
+      },
+    );
+    for (const id of ['nope', '00000000-0000-4000-8000-000000000000', foreign.body.destination.id]) {
+      for (const [method, body] of [
+        ['PATCH', { is_active: false }],
+        ['DELETE', undefined],
+      ] as const) {
+        const response = await call(method, `${base()}/${id}`, body);
+        expect(response.status).toBe(404);
+        expect(response.body.message).toBe('destination not found');
+      }
+    }
+    expect(
+      (await db.query('select is_active from destinations where id = $1', [foreign.body.destination.id]))
+        .rows[0].is_active,
+    ).toBe(true);
+  });
+});
+
+describe('destinations with DELIVERY_ALLOW_PRIVATE_NETWORKS=false', () => {
+  let sut: TestApp;
+  let user: RegisteredUser;
+  let endpointId: string;
+
+  beforeAll(async () => {
+    sut = await startTestApp({ APP_ROLE: 'api', DELIVERY_ALLOW_PRIVATE_NETWORKS: 'false' });
+    ({ user, endpointId } = await setUp(sut));
+  });
+  afterAll(() => sut.close());
+
+  const post = (url: string) =>
+    api(sut.url, 'POST', `/api/endpoints/${endpointId}/destinations`, {
+      token: user.accessToken,
+      body: { url },
+    });
+
+  it.each([
+    'https://127.0.0.1/hook',
+    'https://127.0.0.1:8443/hook',
+    'https://127.1/hook',
+    'https://2130706433/hook',
+    'https://0x7f000001/hook',
+    'https://0177.0.0.1/hook',
+    'https://0.0.0.0/hook',
+    'https://0/hook',
+    'https://10.0.0.1/hook',
+    'https://172.16.5.4/hook',
+    'https://172.31.255.255/hook',
+    'https://192.168.1.10/hook',
+    'https://169.254.169.254/latest/meta-data/',
+    'https://100.64.0.1/hook',
+    'https://224.0.0.1/hook',
+    'https://255.255.255.255/hook',
+    'https://[::1]/hook',
+    'https://[::]/hook',
+    'https://[::ffff:127.0.0.1]/hook',
+    'https://[::ffff:a9fe:a9fe]/hook',
+    'https://[fc00::1]/hook',
+    'https://[fd12:3456:789a::1]/hook',
+    'https://[fe80::1]/hook',
+    'https://[ff02::1]/hook',
+    'https://localhost/hook',
+    'https://LocalHost:3000/hook',
+    'https://localhost./hook',
+    'https://api.localhost/hook',
+  ])('refuses %s with 400', async (url) => {
+    const response = await post(url);
+    expect(response.status).toBe(400);
+    expect(response.body.message).toContain(
+      'url must not point to a loopback, private, link-local or reserved address',
+    );
+  });
+
+  it.each([
+    'https://example.com/hook',
+    'https://8.8.8.8/hook',
+    'https://[2606:4700:4700::1111]/hook',
+    'https://172.32.0.1/',
+  ])('accepts the public %s', async (url) => {
+    expect((await post(url)).status).toBe(201);
+  });
+
+  it('refuses a private address in a PATCH too, leaving the destination as it was', async () => {
+    const created = await post('https://example.com/before');
+    const path = `/api/endpoints/${endpointId}/destinations/${created.body.destination.id}`;
+    const response = await api(sut.url, 'PATCH', path, {
+      token: user.accessToken,
+      body: { url: 'https://[::ffff:10.0.0.1]/' },
+    });
+    expect(response.status).toBe(400);
+    const listed = await api(sut.url, 'GET', `/api/endpoints/${endpointId}/destinations`, {
+      token: user.accessToken,
+    });
+    expect(
+      listed.body.destinations.find((item: { id: string }) => item.id === created.body.destination.id).url,
+    ).toBe('https://example.com/before');
+  });
+});

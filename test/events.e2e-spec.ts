@@ -1,0 +1,345 @@
+import { Client } from 'pg';
+import { api, type ApiResponse, registerUser, type RegisteredUser } from './support/api-client';
+import { startTestApp, type TestApp } from './support/test-app';
+
+const T0 = Date.parse('2026-03-01T12:00:00.000Z');
+const minutes = (n: number) => new Date(T0 + n * 60_000).toISOString();
+
+describe('events API', () => {
+  let sut: TestApp;
+  let db: Client;
+  let user: RegisteredUser;
+
+  const call = (method: string, path: string) => api(sut.url, method, path, { token: user.accessToken });
+
+  async function createEndpoint(name: string): Promise<{ id: string; token: string }> {
+    const response = await api(sut.url, 'POST', '/api/endpoints', {
+      token: user.accessToken,
+      body: { name },
+    });
+    return { id: response.body.endpoint.id, token: response.body.endpoint.public_token };
+  }
+
+  /** Captures through the real capture URL, then pins received_at (and status) so the filters can be checked. */
+  async function capture(
+    token: string,
+    body: string | Buffer,
+    at: string,
+    status = 'received',
+    contentType = 'application/json',
+  ): Promise<string> {
+    const response = await fetch(`${sut.url}/in/${token}`, {
+      method: 'POST',
+      headers: { 'content-type': contentType },
+      body,
+    });
+    expect(response.status).toBe(200);
+    const { id } = (await response.json()) as { id: string };
+    await db.query('update events set received_at = $2, status = $3 where id = $1', [id, at, status]);
+    return id;
+  }
+
+  const ids = (response: ApiResponse): string[] =>
+    (response.body.events as { id: string }[]).map((event) => event.id);
+
+  beforeAll(async () => {
+    sut = await startTestApp({ APP_ROLE: 'api' });
+    db = new Client({ connectionString: sut.env.DATABASE_URL });
+    await db.connect();
+    user = await registerUser(sut.url);
+  });
+  afterAll(async () => {
+    await db.end();
+    await sut.close();
+  });
+
+  describe('pagination', () => {
+    let endpoint: { id: string; token: string };
+    const newestFirst: string[] = [];
+
+    beforeAll(async () => {
+      endpoint = await createEndpoint('Seven events');
+      for (let i = 0; i < 7; i++)
+        newestFirst.unshift(await capture(endpoint.token, `{"n":${i}}`, minutes(i)));
+    });
+
+    it('splits 7 events into 3 pages of limit 3, newest first, the last page with 1', async () => {
+      const pages = await Promise.all(
+        [1, 2, 3].map((page) => call('GET', `/api/endpoints/${endpoint.id}/events?limit=3&page=${page}`)),
+      );
+      expect(pages.map((page) => page.status)).toEqual([200, 200, 200]);
+      expect(pages.map((page) => page.body.pagination)).toEqual([
+        { page: 1, limit: 3, total: 7, pages: 3 },
+        { page: 2, limit: 3, total: 7, pages: 3 },
+        { page: 3, limit: 3, total: 7, pages: 3 },
+      ]);
+      expect(pages.flatMap(ids)).toEqual(newestFirst);
+      expect(ids(pages[2])).toHaveLength(1);
+    });
+
+    it('defaults to page 1 of 50', async () => {
+      const response = await call('GET', `/api/endpoints/${endpoint.id}/events`);
+      expect(response.body.pagination).toEqual({ page: 1, limit: 50, total: 7, pages: 1 });
+      expect(ids(response)).toEqual(newestFirst);
+    });
+
+    it('answers a page past the end with an empty list, not an error', async () => {
+      const response = await call('GET', `/api/endpoints/${endpoint.id}/events?limit=3&page=4`);
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ events: [], pagination: { page: 4, limit: 3, total: 7, pages: 3 } });
+    });
+
+    it('counts 0 pages when nothing matches', async () => {
+      const empty = await createEndpoint('Empty');
+      const response = await call('GET', `/api/endpoints/${empty.id}/events`);
+      expect(response.body).toEqual({ events: [], pagination: { page: 1, limit: 50, total: 0, pages: 0 } });
+    });
+
+    it('orders events received at the same instant by id, descending, so pages never overlap', async () => {
+      const tied = await createEndpoint('Tied');
+      const captured = [];
+      for (let i = 0; i < 4; i++) captured.push(await capture(tied.token, '{}', minutes(0)));
+      const pages = await Promise.all(
+        [1, 2].map((page) => call('GET', `/api/endpoints/${tied.id}/events?limit=2&page=${page}`)),
+      );
+      expect(pages.flatMap(ids)).toEqual([...captured].sort().reverse());
+    });
+
+    it('accepts limit 100 and 1', async () => {
+      expect((await call('GET', `/api/endpoints/${endpoint.id}/events?limit=100`)).status).toBe(200);
+      const one = await call('GET', `/api/endpoints/${endpoint.id}/events?limit=1&page=7`);
+      expect(one.body.pagination).toEqual({ page: 7, limit: 1, total: 7, pages: 7 });
+      expect(ids(one)).toEqual([newestFirst[6]]);
+    });
+  });
+
+  describe('filters', () => {
+    let endpoint: { id: string; token: string };
+    const event: Record<string, string> = {};
+
+    beforeAll(async () => {
+      endpoint = await createEndpoint('Filters');
+      event.paid = await capture(
+        endpoint.token,
+        '{"type":"invoice.paid","customer":"cus_123"}',
+        minutes(0),
+        'delivered',
+      );
+      event.failedRefund = await capture(
+        endpoint.token,
+        '{"type":"charge.refunded","note":"Refund issued"}',
+        minutes(10),
+        'failed',
+      );
+      event.otherCustomer = await capture(
+        endpoint.token,
+        '{"type":"invoice.paid","customer":"cus_456"}',
+        minutes(20),
+        'received',
+      );
+      event.lookalikes = await capture(
+        endpoint.token,
+        '{"type":"invoiceXpaid","customer":"cusX123","pct":"1000"}',
+        minutes(30),
+        'dead_letter',
+      );
+      event.percent = await capture(
+        endpoint.token,
+        'discount=100%&path=C:\\temp',
+        minutes(40),
+        'delivered',
+        'text/plain',
+      );
+      event.binary = await capture(
+        endpoint.token,
+        Buffer.concat([Buffer.from('refund cus_123 invoice.paid '), Buffer.from([0xff, 0xfe, 0x00])]),
+        minutes(50),
+        'delivered',
+        'application/octet-stream',
+      );
+    });
+
+    const list = async (query: string) => {
+      const response = await call('GET', `/api/endpoints/${endpoint.id}/events?${query}`);
+      expect(response.status).toBe(200);
+      return response;
+    };
+
+    it.each([
+      ['status=delivered', ['binary', 'percent', 'paid']],
+      ['status=failed', ['failedRefund']],
+      ['status=dead_letter', ['lookalikes']],
+      ['status=received', ['otherCustomer']],
+      [`from=${minutes(20)}`, ['binary', 'percent', 'lookalikes', 'otherCustomer']],
+      [`to=${minutes(20)}`, ['failedRefund', 'paid']],
+      [`from=${minutes(10)}&to=${minutes(30)}`, ['otherCustomer', 'failedRefund']],
+      ['from=2026-03-01', ['binary', 'percent', 'lookalikes', 'otherCustomer', 'failedRefund', 'paid']],
+      ['from=2026-03-01T12:20:00', ['binary', 'percent', 'lookalikes', 'otherCustomer']],
+      ['from=2026-03-01T13:20:00%2B01:00', ['binary', 'percent', 'lookalikes', 'otherCustomer']],
+      ['q=refund', ['failedRefund']],
+      ['q=REFUND', ['failedRefund']],
+      ['q=cus_123', ['paid']],
+      ['q=invoice.paid', ['otherCustomer', 'paid']],
+      ['q=Invoice.Paid', ['otherCustomer', 'paid']],
+      ['q=100%25', ['percent']],
+      ['q=C:%5Ctemp', ['percent']],
+      ['q=customer', ['lookalikes', 'otherCustomer', 'paid']],
+      ['q=nothing-like-this', []],
+      ['q=', ['binary', 'percent', 'lookalikes', 'otherCustomer', 'failedRefund', 'paid']],
+      [`status=delivered&q=invoice.paid`, ['paid']],
+      [`status=received&q=invoice.paid&from=${minutes(15)}`, ['otherCustomer']],
+      [`status=delivered&from=${minutes(0)}&to=${minutes(50)}&q=a`, ['percent', 'paid']],
+      [`status=delivered&from=${minutes(1)}&to=${minutes(40)}`, []],
+    ])('filters with %s', async (query, expected) => {
+      const response = await list(query);
+      expect(ids(response)).toEqual(expected.map((name) => event[name]));
+      expect(response.body.pagination.total).toBe(expected.length);
+    });
+
+    it('counts and pages filtered results', async () => {
+      const response = await list('status=delivered&limit=2&page=2');
+      expect(response.body.pagination).toEqual({ page: 2, limit: 2, total: 3, pages: 2 });
+      expect(ids(response)).toEqual([event.paid]);
+    });
+
+    it('lets the pg_trgm index serve q (escaped % and _ keep the pattern index-friendly)', async () => {
+      await db.query('begin');
+      try {
+        await db.query('set local enable_seqscan = off');
+        const plan = await db.query(`explain select id from events where body_text ilike $1`, [
+          '%cus\\_123%',
+        ]);
+        expect(plan.rows.map((row) => row['QUERY PLAN']).join('\n')).toContain('events_body_text_trgm_index');
+      } finally {
+        await db.query('rollback');
+      }
+    });
+
+    it.each([
+      ['status=bogus', 'status'],
+      ['status=delivered&status=failed', 'status'],
+      ['from=yesterday', 'from'],
+      ['from=2026-02-30', 'from'],
+      ['from=2026-03-01T25:00:00Z', 'from'],
+      ['from=', 'from'],
+      ['to=1700000000', 'to'],
+      ['page=0', 'page'],
+      ['page=-1', 'page'],
+      ['page=1.5', 'page'],
+      ['page=abc', 'page'],
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['limit=ten', 'limit'],
+      [`q=${'x'.repeat(501)}`, 'q'],
+      ['sort=asc', 'sort'],
+    ])('refuses %s with 400 naming the parameter', async (query, parameter) => {
+      const response = await call('GET', `/api/endpoints/${endpoint.id}/events?${query}`);
+      expect(response.status).toBe(400);
+      expect(response.body.error).toBe('Bad Request');
+      const messages: string[] = [].concat(response.body.message);
+      expect(
+        messages.some(
+          (message) => message.startsWith(parameter) || message.includes(`property ${parameter} `),
+        ),
+      ).toBe(true);
+    });
+  });
+
+  describe('one event and its deliveries', () => {
+    let endpoint: { id: string; token: string };
+
+    beforeAll(async () => {
+      endpoint = await createEndpoint('Detail');
+      for (const url of ['https://one.example.com/hook', 'https://two.example.com/hook']) {
+        await api(sut.url, 'POST', `/api/endpoints/${endpoint.id}/destinations`, {
+          token: user.accessToken,
+          body: { url },
+        });
+      }
+    });
+
+    it('returns the event with every field and its deliveries, newest first', async () => {
+      const response = await fetch(`${sut.url}/in/${endpoint.token}?x=1`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-signature': 'sig' },
+        body: '{"hello":"world"}',
+      });
+      const { id } = (await response.json()) as { id: string };
+      // a later dispatch (as a replay makes) of the same event, with one attempt recorded
+      await db.query(
+        `insert into deliveries (id, event_id, destination_id, destination_url, dispatch_id, status, attempt_count, response_code,
+                                 response_body, attempts, last_attempted_at, created_at)
+         select gen_random_uuid(), $1, null, 'https://gone.example.com/hook', gen_random_uuid(), 'failed', 1, 500, 'oops',
+                $2::jsonb, '2030-01-01T00:00:01Z', '2030-01-01T00:00:00Z'`,
+        [
+          id,
+          JSON.stringify([
+            { at: '2030-01-01T00:00:01.000Z', response_code: 500, duration_ms: 12, error: null },
+          ]),
+        ],
+      );
+
+      const detail = await call('GET', `/api/endpoints/${endpoint.id}/events/${id}`);
+      expect(detail.status).toBe(200);
+      const { deliveries, ...event } = detail.body.event;
+      expect(event).toEqual({
+        id,
+        endpoint_id: endpoint.id,
+        status: 'received',
+        method: 'POST',
+        headers: expect.objectContaining({ 'content-type': 'application/json', 'x-signature': 'sig' }),
+        query: 'x=1',
+        body: '{"hello":"world"}',
+        source_ip: '127.0.0.1',
+        received_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      });
+      expect(deliveries).toHaveLength(3);
+      expect(deliveries[0]).toEqual({
+        id: expect.any(String),
+        event_id: id,
+        destination: { id: null, url: 'https://gone.example.com/hook' },
+        status: 'failed',
+        attempt_count: 1,
+        response_code: 500,
+        response_body: 'oops',
+        last_attempted_at: '2030-01-01T00:00:01.000Z',
+        created_at: '2030-01-01T00:00:00.000Z',
+        attempts: [{ at: '2030-01-01T00:00:01.000Z', response_code: 500, duration_ms: 12, error: null }],
+      });
+      expect(
+        deliveries
+          .slice(1)
+          .map((delivery: { destination: { url: string } }) => delivery.destination.url)
+          .sort(),
+      ).toEqual(['https://one.example.com/hook', 'https://two.example.com/hook']);
+      for (const delivery of deliveries.slice(1)) {
+        expect(delivery).toMatchObject({
+          status: 'pending',
+          attempt_count: 0,
+          response_code: null,
+          attempts: [],
+        });
+        expect(delivery.destination.id).toEqual(expect.any(String));
+      }
+
+      const listed = await call('GET', `/api/endpoints/${endpoint.id}/events/${id}/deliveries`);
+      expect(listed.status).toBe(200);
+      expect(listed.body).toEqual({ deliveries });
+
+      const inList = await call('GET', `/api/endpoints/${endpoint.id}/events`);
+      expect(inList.body.events[0]).toEqual(event);
+    });
+
+    it('answers 404 for an event id that is not a UUID, unknown, or of another of your endpoints', async () => {
+      const other = await createEndpoint('Other');
+      const foreignEvent = await capture(other.token, '{}', minutes(0));
+      for (const eventId of ['not-an-id', '00000000-0000-4000-8000-000000000000', foreignEvent]) {
+        for (const suffix of ['', '/deliveries']) {
+          const response = await call('GET', `/api/endpoints/${endpoint.id}/events/${eventId}${suffix}`);
+          expect(response.status).toBe(404);
+          expect(response.body.message).toBe('event not found');
+        }
+      }
+    });
+  });
+});
