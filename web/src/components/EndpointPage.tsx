@@ -1,0 +1,162 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError, endpointPath, isAbortError } from '../api';
+import { localTime } from '../format';
+import { useDocumentTitle } from '../hooks';
+import { href } from '../router';
+import type { Destination, Endpoint } from '../types';
+import { Alert } from './Alert';
+import { CopyButton } from './CopyButton';
+import { Destinations } from './Destinations';
+import { EventsList } from './EventsList';
+import { StatusBadge } from './StatusBadge';
+
+/** One endpoint: its capture URL, destinations and live events. */
+export function EndpointPage({ id, params }: { id: string; params: URLSearchParams }) {
+  const [endpoint, setEndpoint] = useState<Endpoint | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [toggleError, setToggleError] = useState<unknown>(null);
+  useDocumentTitle(endpoint?.name ?? 'Endpoint');
+
+  useEffect(() => {
+    const controller = new AbortController();
+    setEndpoint(null);
+    setError(null);
+    (async () => {
+      const { endpoint: loaded } = await api<{ endpoint: Endpoint }>(endpointPath(id), {
+        signal: controller.signal,
+      });
+      if (!loaded.destinations) {
+        const { destinations } = await api<{ destinations: Destination[] }>(
+          endpointPath(id, 'destinations'),
+          { signal: controller.signal },
+        );
+        loaded.destinations = destinations;
+      }
+      setEndpoint(loaded);
+    })().catch((err) => {
+      if (!isAbortError(err)) setError(err);
+    });
+    return () => controller.abort();
+  }, [id]);
+
+  const toggleActive = async () => {
+    if (!endpoint) return;
+    const next = !endpoint.is_active;
+    setToggleError(null);
+    setEndpoint({ ...endpoint, is_active: next });
+    try {
+      const { endpoint: updated } = await api<{ endpoint: Endpoint }>(endpointPath(id), {
+        method: 'PATCH',
+        body: { is_active: next },
+      });
+      setEndpoint((current) =>
+        current ? { ...current, ...updated, destinations: current.destinations } : current,
+      );
+    } catch (err) {
+      setEndpoint((current) => (current ? { ...current, is_active: !next } : current));
+      setToggleError(err);
+    }
+  };
+
+  if (error) {
+    const missing = error instanceof ApiError && error.status === 404;
+    return (
+      <div class="page">
+        <Breadcrumbs />
+        <h1 tabIndex={-1} data-autofocus>
+          {missing ? 'Endpoint not found' : 'Could not load this endpoint'}
+        </h1>
+        {missing ? <p>It does not exist, or it was deleted.</p> : <Alert error={error} />}
+        <p>
+          <a href={href.endpoints()}>Back to your endpoints</a>
+        </p>
+      </div>
+    );
+  }
+
+  if (!endpoint) {
+    return (
+      <div class="page">
+        <Breadcrumbs />
+        <p class="muted" aria-busy="true">
+          Loading endpoint…
+        </p>
+      </div>
+    );
+  }
+
+  return (
+    <div class="page">
+      <Breadcrumbs name={endpoint.name} />
+      <div class="page-head page-head-row">
+        <div>
+          <h1 tabIndex={-1} data-autofocus>
+            {endpoint.name}
+          </h1>
+          <p class="muted small">Created {localTime(endpoint.created_at)}</p>
+        </div>
+        <div class="head-actions">
+          <StatusBadge status={endpoint.is_active ? 'active' : 'inactive'} />
+          <label class="switch" for="endpoint-active">
+            <input
+              id="endpoint-active"
+              type="checkbox"
+              role="switch"
+              data-testid="endpoint-active-toggle"
+              checked={endpoint.is_active}
+              onChange={toggleActive}
+            />
+            <span>Accept webhooks</span>
+          </label>
+        </div>
+      </div>
+      <Alert error={toggleError} />
+
+      <section class="card capture" aria-labelledby="capture-heading">
+        <h2 id="capture-heading">Capture URL</h2>
+        <div class="capture-row">
+          <code class="url url-large" data-testid="capture-url">
+            {endpoint.capture_url}
+          </code>
+          <CopyButton
+            text={endpoint.capture_url}
+            testId="copy-capture-url"
+            ariaLabel="Copy capture URL"
+            className="btn"
+          />
+        </div>
+        <p class="hint">
+          Send any HTTP request here (any method, headers and body): it is stored as an event, then forwarded
+          to every active destination.
+        </p>
+        {!endpoint.is_active && (
+          <p class="alert alert-warning" role="note">
+            This endpoint is inactive: its capture URL refuses new webhooks until you turn “Accept webhooks”
+            back on.
+          </p>
+        )}
+      </section>
+
+      <Destinations endpointId={endpoint.id} initial={endpoint.destinations ?? []} />
+
+      <EventsList endpoint={endpoint} initialParams={params} />
+    </div>
+  );
+}
+
+function Breadcrumbs({ name }: { name?: string }) {
+  return (
+    <nav class="breadcrumbs" aria-label="Breadcrumb">
+      <ol>
+        <li>
+          <a href={href.endpoints()}>Endpoints</a>
+        </li>
+        {name && (
+          <li>
+            <span aria-current="page">{name}</span>
+          </li>
+        )}
+      </ol>
+    </nav>
+  );
+}

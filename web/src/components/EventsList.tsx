@@ -1,0 +1,398 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, endpointPath, isAbortError } from '../api';
+import { isoToLocalInput, localInputToIso, localTime, plural, preview } from '../format';
+import { type LiveChange, useEventStream } from '../hooks';
+import { href, replaceHash } from '../router';
+import type { Endpoint, EventFilters, HookEvent, Pagination } from '../types';
+import { EVENT_STATUSES } from '../types';
+import { Alert } from './Alert';
+import { CopyButton } from './CopyButton';
+import { LiveIndicator } from './LiveIndicator';
+import { StatusBadge, statusLabel } from './StatusBadge';
+
+const DEFAULT_LIMIT = 50;
+const SEARCH_DEBOUNCE_MS = 300;
+const FRESH_MS = 4000;
+
+interface Filters extends EventFilters {
+  limit: number;
+}
+
+interface ListData {
+  events: HookEvent[];
+  pagination: Pagination;
+}
+
+function filtersFromParams(params: URLSearchParams): Filters {
+  const status = params.get('status') ?? '';
+  const page = Number(params.get('page'));
+  const limit = Number(params.get('limit'));
+  const from = params.get('from') ?? '';
+  return {
+    status: (EVENT_STATUSES as readonly string[]).includes(status) ? status : '',
+    from: from && !Number.isNaN(Date.parse(from)) ? from : '',
+    q: params.get('q') ?? '',
+    page: Number.isInteger(page) && page > 0 ? page : 1,
+    limit: Number.isInteger(limit) && limit > 0 && limit <= 100 ? limit : DEFAULT_LIMIT,
+  };
+}
+
+function hasFilter(f: Filters): boolean {
+  return f.status !== '' || f.from !== '' || f.q !== '';
+}
+
+/** The API query (and the hash query) of the filters; defaults left out of the hash. */
+function toQuery(f: Filters, forApi: boolean): string {
+  const params = new URLSearchParams();
+  if (f.status) params.set('status', f.status);
+  if (f.from) params.set('from', f.from);
+  if (f.q) params.set('q', f.q);
+  if (forApi || f.page !== 1) params.set('page', String(f.page));
+  if (forApi || f.limit !== DEFAULT_LIMIT) params.set('limit', String(f.limit));
+  return params.toString();
+}
+
+/** Whether a newly created event belongs on the current view (page 1 with these filters). */
+function matches(event: HookEvent, f: Filters): boolean {
+  if (f.status && event.status !== f.status) return false;
+  if (f.from && event.received_at && Date.parse(event.received_at) < Date.parse(f.from)) return false;
+  if (f.q) {
+    // The API searches the body case-insensitively; without the body in the message we cannot tell.
+    if (typeof event.body !== 'string' || event.body_encoding === 'base64') return false;
+    if (!event.body.toLowerCase().includes(f.q.toLowerCase())) return false;
+  }
+  return true;
+}
+
+function insertEvent(data: ListData, event: HookEvent): ListData {
+  if (data.events.some((e) => e.id === event.id)) return data;
+  const { limit } = data.pagination;
+  const total = data.pagination.total + 1;
+  const events = [event, ...data.events]
+    .sort((a, b) => (b.received_at ?? '').localeCompare(a.received_at ?? ''))
+    .slice(0, limit);
+  return { events, pagination: { ...data.pagination, total, pages: Math.ceil(total / limit) } };
+}
+
+/** The endpoint's events: filters, pagination, and live updates from the stream. */
+export function EventsList({
+  endpoint,
+  initialParams,
+}: {
+  endpoint: Endpoint;
+  initialParams: URLSearchParams;
+}) {
+  const [filters, setFilters] = useState<Filters>(() => filtersFromParams(initialParams));
+  const [qInput, setQInput] = useState(filters.q);
+  const [data, setData] = useState<ListData | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState<unknown>(null);
+  const [newCount, setNewCount] = useState(0);
+  const [fresh, setFresh] = useState<ReadonlySet<string>>(new Set());
+  const [announcement, setAnnouncement] = useState('');
+
+  const filtersRef = useRef(filters);
+  filtersRef.current = filters;
+  const loadingRef = useRef(true);
+  /** Created events that arrived while a page-1 load was in flight. */
+  const pendingCreated = useRef<HookEvent[]>([]);
+  /** Latest live update per event id, with when it arrived (applied to loads started before it). */
+  const updates = useRef(new Map<string, { event: HookEvent; at: number }>());
+  const searchTimer = useRef<ReturnType<typeof setTimeout>>();
+  const freshTimers = useRef<ReturnType<typeof setTimeout>[]>([]);
+
+  // The hash changed under us (back/forward, a link, an edited address): follow its filters.
+  const mounted = useRef(false);
+  useEffect(() => {
+    if (!mounted.current) {
+      mounted.current = true;
+      return;
+    }
+    const next = filtersFromParams(initialParams);
+    if (toQuery(next, false) !== toQuery(filtersRef.current, false)) {
+      clearTimeout(searchTimer.current);
+      setQInput(next.q);
+      setFilters(next);
+    }
+  }, [initialParams]);
+
+  useEffect(
+    () => () => {
+      clearTimeout(searchTimer.current);
+      freshTimers.current.forEach(clearTimeout);
+    },
+    [],
+  );
+
+  // Load the page whenever the filters change; keep them in the hash (no history entry).
+  useEffect(() => {
+    const controller = new AbortController();
+    const startedAt = performance.now();
+    loadingRef.current = true;
+    pendingCreated.current = [];
+    setLoading(true);
+    const query = toQuery(filters, false);
+    replaceHash(href.endpoint(endpoint.id) + (query ? `?${query}` : ''));
+    api<ListData>(`${endpointPath(endpoint.id, 'events')}?${toQuery(filters, true)}`, {
+      signal: controller.signal,
+    })
+      .then((loaded) => {
+        const events = loaded.events.map((event) => {
+          const update = updates.current.get(event.id);
+          return update && update.at >= startedAt ? { ...event, ...update.event } : event;
+        });
+        let next: ListData = { events, pagination: loaded.pagination };
+        if (filters.page === 1) {
+          for (const event of pendingCreated.current)
+            if (matches(event, filters)) next = insertEvent(next, event);
+        }
+        pendingCreated.current = [];
+        setData(next);
+        setError(null);
+        if (filters.page === 1 && !hasFilter(filters)) setNewCount(0);
+        if (loaded.pagination.pages > 0 && filters.page > loaded.pagination.pages) {
+          setFilters({ ...filters, page: loaded.pagination.pages });
+        }
+      })
+      .catch((err) => {
+        if (!isAbortError(err)) setError(err);
+      })
+      .finally(() => {
+        if (!controller.signal.aborted) {
+          loadingRef.current = false;
+          setLoading(false);
+        }
+      });
+    return () => controller.abort();
+  }, [endpoint.id, filters]);
+
+  const markFresh = (id: string) => {
+    setFresh((set) => new Set(set).add(id));
+    freshTimers.current.push(
+      setTimeout(() => {
+        setFresh((set) => {
+          const next = new Set(set);
+          next.delete(id);
+          return next;
+        });
+      }, FRESH_MS),
+    );
+  };
+
+  const onChange = ({ type, event }: LiveChange) => {
+    if (type === 'event.updated') {
+      updates.current.set(event.id, { event, at: performance.now() });
+      if (updates.current.size > 1000) updates.current.delete(updates.current.keys().next().value as string);
+      setData((current) =>
+        current && current.events.some((e) => e.id === event.id)
+          ? { ...current, events: current.events.map((e) => (e.id === event.id ? { ...e, ...event } : e)) }
+          : current,
+      );
+      return;
+    }
+    const f = filtersRef.current;
+    if (f.page === 1 && matches(event, f)) {
+      if (loadingRef.current) {
+        pendingCreated.current.push(event);
+        return;
+      }
+      setData((current) => (current ? insertEvent(current, event) : current));
+      markFresh(event.id);
+      setAnnouncement(`New ${event.method ?? ''} event received.`);
+    } else {
+      setNewCount((n) => n + 1);
+    }
+  };
+
+  const streamState = useEventStream(endpoint.id, onChange);
+
+  const update = (patch: Partial<Filters>) => setFilters((f) => ({ ...f, page: 1, ...patch }));
+
+  const onSearch = (value: string) => {
+    setQInput(value);
+    clearTimeout(searchTimer.current);
+    searchTimer.current = setTimeout(() => update({ q: value.trim() }), SEARCH_DEBOUNCE_MS);
+  };
+
+  const clearFilters = () => {
+    clearTimeout(searchTimer.current);
+    setQInput('');
+    setFilters((f) => ({ ...f, status: '', from: '', q: '', page: 1 }));
+  };
+
+  const showNew = () => {
+    setNewCount(0);
+    clearFilters();
+  };
+
+  const pagination = data?.pagination;
+  const pages = Math.max(pagination?.pages ?? 1, 1);
+  const filtered = hasFilter(filters);
+  const empty = data !== null && data.events.length === 0;
+
+  return (
+    <section class="card events" aria-labelledby="events-heading">
+      <div class="card-head">
+        <h2 id="events-heading">Events</h2>
+        <LiveIndicator state={streamState} />
+      </div>
+
+      <form class="filters" role="search" aria-label="Filter events" onSubmit={(e) => e.preventDefault()}>
+        <div class="field">
+          <label for="filter-status">Status</label>
+          <select
+            id="filter-status"
+            data-testid="filter-status"
+            value={filters.status}
+            onChange={(e) => update({ status: e.currentTarget.value })}
+          >
+            <option value="">All statuses</option>
+            {EVENT_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {statusLabel(s)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="filter-from">Received from</label>
+          <input
+            id="filter-from"
+            data-testid="filter-from"
+            type="datetime-local"
+            value={isoToLocalInput(filters.from)}
+            onChange={(e) => update({ from: localInputToIso(e.currentTarget.value) })}
+          />
+        </div>
+        <div class="field grow">
+          <label for="filter-q">Search in body</label>
+          <input
+            id="filter-q"
+            data-testid="filter-q"
+            type="search"
+            maxLength={500}
+            placeholder="e.g. invoice.paid"
+            value={qInput}
+            onInput={(e) => onSearch(e.currentTarget.value)}
+          />
+        </div>
+        {filtered && (
+          <button type="button" class="btn" data-testid="clear-filters" onClick={clearFilters}>
+            Clear filters
+          </button>
+        )}
+      </form>
+
+      {newCount > 0 && (
+        <div class="banner" role="status" data-testid="new-events-banner">
+          <span>
+            {plural(newCount, 'new event')} <span aria-hidden="true">—</span>
+          </span>
+          <button type="button" class="link-button" data-testid="show-new-events" onClick={showNew}>
+            show
+          </button>
+        </div>
+      )}
+
+      <Alert error={error} />
+      <p class="sr-only" aria-live="polite">
+        {announcement}
+      </p>
+
+      {empty && !filtered && filters.page === 1 && <EmptyState endpoint={endpoint} />}
+      {empty && (filtered || filters.page > 1) && (
+        <div class="empty" data-testid="events-no-match">
+          <p>No events match these filters.</p>
+          <button type="button" class="btn" onClick={clearFilters}>
+            Clear filters
+          </button>
+        </div>
+      )}
+      {!data && loading && (
+        <p class="muted" aria-busy="true">
+          Loading events…
+        </p>
+      )}
+
+      <ul
+        class={`event-list${loading && data ? ' is-loading' : ''}`}
+        data-testid="events-list"
+        aria-label="Events, newest first"
+        aria-busy={loading}
+      >
+        {data?.events.map((event) => (
+          <EventRow key={event.id} endpointId={endpoint.id} event={event} fresh={fresh.has(event.id)} />
+        ))}
+      </ul>
+
+      {pagination && (pagination.total > 0 || filters.page > 1) && (
+        <nav class="pagination" aria-label="Event pages">
+          <button
+            type="button"
+            class="btn"
+            data-testid="page-prev"
+            disabled={filters.page <= 1 || loading}
+            onClick={() => setFilters((f) => ({ ...f, page: Math.max(1, f.page - 1) }))}
+          >
+            <span aria-hidden="true">←</span> Previous
+          </button>
+          <span data-testid="page-info" aria-live="polite">
+            Page {filters.page} of {pages} · {plural(pagination.total, 'event')}
+          </span>
+          <button
+            type="button"
+            class="btn"
+            data-testid="page-next"
+            disabled={filters.page >= pages || loading}
+            onClick={() => setFilters((f) => ({ ...f, page: f.page + 1 }))}
+          >
+            Next <span aria-hidden="true">→</span>
+          </button>
+        </nav>
+      )}
+    </section>
+  );
+}
+
+function EventRow({ endpointId, event, fresh }: { endpointId: string; event: HookEvent; fresh: boolean }) {
+  const body = preview(event.body, event.body_encoding);
+  return (
+    <li class={`event-row${fresh ? ' fresh' : ''}`} data-testid="event-row" data-event-id={event.id}>
+      <a class="event-link" href={href.event(endpointId, event.id)}>
+        <StatusBadge status={event.status} testId="event-status" />
+        <span class="method">{event.method ?? '—'}</span>
+        <span class="event-preview">{body || <span class="muted">Open to see the payload</span>}</span>
+        <span class="event-meta">
+          <time dateTime={event.received_at}>{localTime(event.received_at)}</time>
+          {event.source_ip ? <span> · {event.source_ip}</span> : null}
+        </span>
+      </a>
+    </li>
+  );
+}
+
+function EmptyState({ endpoint }: { endpoint: Endpoint }) {
+  const curl = `curl -X POST '${endpoint.capture_url}' -H 'content-type: application/json' -d '{"type":"test.event","id":"evt_123"}'`;
+  return (
+    <div class="empty teach" data-testid="events-empty">
+      <h3>No events yet: send your first webhook</h3>
+      <p>
+        Any request to <code class="url">{endpoint.capture_url}</code> is captured. Try it from a terminal;
+        the event appears here within a second, no reload needed.
+      </p>
+      <div class="code-block">
+        <pre data-testid="curl-command">{curl}</pre>
+        <CopyButton text={curl} testId="copy-curl" ariaLabel="Copy curl command" />
+      </div>
+      <p class="muted small">
+        Then point your provider (Stripe, GitHub, Shopify…) at the capture URL, and add a destination above to
+        forward what arrives.
+      </p>
+      {!endpoint.is_active && (
+        <p class="alert alert-warning">
+          The endpoint is inactive: turn “Accept webhooks” on first, or the request is refused.
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,67 @@
+import { useEffect, useState } from 'preact/hooks';
+
+/**
+ * Hash routes, so that the API server needs no fallback for client routes:
+ *   #/                                   endpoints list
+ *   #/login, #/signup                    auth screen in that mode (when logged out)
+ *   #/endpoints/<id>[?status=&from=&q=&page=]   endpoint page, filters kept in the hash
+ *   #/endpoints/<id>/events/<eventId>    event detail
+ */
+export type Route =
+  | { name: 'endpoints' }
+  | { name: 'login' }
+  | { name: 'signup' }
+  | { name: 'endpoint'; id: string; params: URLSearchParams }
+  | { name: 'event'; id: string; eventId: string }
+  | { name: 'not-found' };
+
+function decode(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
+export function parseHash(hash: string): Route {
+  const raw = hash.replace(/^#/, '');
+  const queryAt = raw.indexOf('?');
+  const path = queryAt === -1 ? raw : raw.slice(0, queryAt);
+  const params = new URLSearchParams(queryAt === -1 ? '' : raw.slice(queryAt + 1));
+  const parts = path.split('/').filter(Boolean).map(decode);
+  if (parts.length === 0 || (parts.length === 1 && parts[0] === 'endpoints')) return { name: 'endpoints' };
+  if (parts.length === 1 && parts[0] === 'login') return { name: 'login' };
+  if (parts.length === 1 && parts[0] === 'signup') return { name: 'signup' };
+  if (parts[0] === 'endpoints' && parts.length === 2) return { name: 'endpoint', id: parts[1], params };
+  if (parts[0] === 'endpoints' && parts.length === 4 && parts[2] === 'events') {
+    return { name: 'event', id: parts[1], eventId: parts[3] };
+  }
+  return { name: 'not-found' };
+}
+
+export const href = {
+  endpoints: () => '#/',
+  endpoint: (id: string) => `#/endpoints/${encodeURIComponent(id)}`,
+  event: (id: string, eventId: string) =>
+    `#/endpoints/${encodeURIComponent(id)}/events/${encodeURIComponent(eventId)}`,
+};
+
+export function navigate(target: string): void {
+  window.location.hash = target.replace(/^#/, '');
+}
+
+/** Changes the hash without a history entry or a route change (filters of the current page). */
+export function replaceHash(target: string): void {
+  const url = `${window.location.pathname}${window.location.search}${target.startsWith('#') ? target : `#${target}`}`;
+  window.history.replaceState(window.history.state, '', url);
+}
+
+export function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseHash(window.location.hash));
+  useEffect(() => {
+    const onChange = () => setRoute(parseHash(window.location.hash));
+    window.addEventListener('hashchange', onChange);
+    return () => window.removeEventListener('hashchange', onChange);
+  }, []);
+  return route;
+}
