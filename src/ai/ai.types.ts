@@ -12,6 +12,7 @@ export interface AiAttempt {
   response_code: number | null;
   duration_ms: number;
   error: string | null;
+  response_body?: string | null;
 }
 
 export interface AiDelivery {

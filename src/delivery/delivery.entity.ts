@@ -11,6 +11,7 @@ export interface DeliveryAttempt {
   response_code: number | null;
   duration_ms: number;
   error: string | null;
+  response_body: string | null;
 }
 
 /**

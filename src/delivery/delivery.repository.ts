@@ -109,6 +109,7 @@ export class DeliveryRepository {
       response_code: attempt.responseCode,
       duration_ms: attempt.durationMs,
       error: attempt.error,
+      response_body: attempt.responseBody,
     };
     return this.knex.transaction(async (trx) => {
       const locked = await trx.raw(`select status, endpoint_id from events where id = ? for update`, [

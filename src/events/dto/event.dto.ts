@@ -36,6 +36,8 @@ export class DeliveryAttemptDto {
   response_code!: number | null;
   duration_ms!: number;
   error!: string | null;
+  /** The first 1 KiB of this attempt's response body (null without a response). */
+  response_body!: string | null;
 }
 
 export class DeliveryDestinationDto {

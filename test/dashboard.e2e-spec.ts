@@ -1,0 +1,406 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import {
+  horizontalOverflow,
+  launchChromium,
+  type PageWatch,
+  reloadMarker,
+  setReloadMarker,
+  watchPage,
+} from './support/browser';
+import { answer, HttpsDestination } from './support/https-destination';
+import { startTestApp, type TestApp } from './support/test-app';
+
+/**
+ * The dashboard in real headless Chromium, driven like a user: sign up, create an endpoint, watch a
+ * webhook sent from outside appear live, read it, add a destination, replay, (de)activate, log out.
+ * The steps share one browser page and run in order; once a step fails, the later ones fail at once
+ * naming it. It also writes the README's screenshots: docs/events-list.png and docs/event-detail.png.
+ */
+
+const DOCS = join(__dirname, '..', 'docs');
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+/** A new event must show up in the list within this, without a reload (the spec says "within a second"). */
+const LIVE_TIMEOUT_MS = 5000;
+const CUSTOM_HEADER = 'x-acme-signature';
+const CUSTOM_HEADER_VALUE =
+  't=1718000000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd';
+
+const PAYLOADS = {
+  paid: {
+    id: 'evt_1PaidDemo',
+    type: 'invoice.paid',
+    data: { object: { id: 'in_1Demo', amount_paid: 4200, currency: 'eur', customer: 'cus_Demo' } },
+  },
+  customer: { id: 'evt_2CustomerDemo', type: 'customer.created', data: { object: { id: 'cus_Demo' } } },
+  refund: {
+    id: 'evt_3RefundDemo',
+    type: 'charge.refunded',
+    data: { object: { id: 'ch_Demo', amount: 1500 } },
+  },
+  renewal: { id: 'evt_4RenewalDemo', type: 'subscription.renewed', data: { object: { id: 'sub_Demo' } } },
+};
+
+describe('dashboard in headless Chromium', () => {
+  let sut: TestApp | undefined;
+  let sink: HttpsDestination | undefined;
+  let browser: Browser | undefined;
+  let context: BrowserContext | undefined;
+  let page: Page;
+  let watch: PageWatch;
+
+  /** What the steps learn and hand on. */
+  const flow = { endpointId: '', capturePath: '', captureUrlShown: '', paidId: '', customerId: '' };
+
+  beforeAll(async () => {
+    if (!process.env.NODE_EXTRA_CA_CERTS) {
+      throw new Error(
+        'Run with NODE_EXTRA_CA_CERTS=test/.certs/ca.pem (after `node test/support/make-test-certs.js`): ' +
+          'the delivery to the HTTPS test destination needs the test CA.',
+      );
+    }
+    browser = await launchChromium();
+    // Retries far in the future: a failed delivery stays "failed" for the screenshot.
+    sut = await startTestApp({ DELIVERY_RETRY_DELAYS_MS: '600000,600000,600000,600000' });
+    const index = await fetch(`${sut.url}/`);
+    if (index.status !== 200 || !(index.headers.get('content-type') ?? '').includes('text/html')) {
+      throw new Error(
+        `GET / answered ${index.status}: no dashboard build in dist/web; run \`npm run build:web\` first.`,
+      );
+    }
+    sink = await HttpsDestination.start(
+      answer(200, '{"received":true}', { 'content-type': 'application/json' }),
+    );
+    context = await browser.newContext({ viewport: DESKTOP, deviceScaleFactor: 1, locale: 'en-GB' });
+    page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    watch = watchPage(page);
+  });
+
+  afterAll(async () => {
+    // Every close runs even when an earlier one throws; the browser goes first so no stream holds the server.
+    const closers = [() => context?.close(), () => browser?.close(), () => sut?.close(), () => sink?.close()];
+    const failures: unknown[] = [];
+    for (const close of closers) {
+      try {
+        await close();
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+    if (failures.length > 0) throw failures[0];
+  });
+
+  let failedStep: string | null = null;
+  const step = (name: string, run: () => Promise<void>, timeoutMs = 30_000) =>
+    it(
+      name,
+      async () => {
+        if (failedStep) throw new Error(`not run: the earlier step "${failedStep}" failed`);
+        try {
+          await run();
+        } catch (error) {
+          failedStep = name;
+          throw withPageDiagnostics(error);
+        }
+      },
+      timeoutMs,
+    );
+
+  /** Adds what the page said (uncaught errors, console errors, where it was) to a failure. */
+  const withPageDiagnostics = (error: unknown): unknown => {
+    if (!(error instanceof Error) || !page) return error;
+    const notes = [`page URL: ${page.url()}`];
+    if (watch.errors.length > 0) notes.push(`page errors:\n  ${watch.errors.join('\n  ')}`);
+    if (watch.consoleErrors.length > 0) notes.push(`console errors:\n  ${watch.consoleErrors.join('\n  ')}`);
+    error.message += `\n\n${notes.join('\n')}`;
+    const frames = (error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
+    error.stack = [`${error.name}: ${error.message}`, ...frames].join('\n');
+    return error;
+  };
+
+  const byTestId = (testId: string, scope: Page | Locator = page) =>
+    scope.locator(`[data-testid="${testId}"]`);
+  const eventRow = (eventId: string) => page.locator(`[data-testid="event-row"][data-event-id="${eventId}"]`);
+  const rowWithStatus = (eventId: string, status: string) =>
+    eventRow(eventId).locator(`[data-testid="event-status"][data-status="${status}"]`);
+
+  /** Sends a webhook to the capture URL from outside the browser, the way curl would. */
+  async function sendWebhook(payload: unknown): Promise<{ status: number; id?: string }> {
+    const response = await fetch(`${sut!.url}${flow.capturePath}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [CUSTOM_HEADER]: CUSTOM_HEADER_VALUE },
+      body: JSON.stringify(payload),
+    });
+    const body = (await response.json()) as { id?: string };
+    return { status: response.status, id: body.id };
+  }
+
+  async function capture(payload: unknown): Promise<string> {
+    const { status, id } = await sendWebhook(payload);
+    expect(status).toBe(200);
+    expect(id).toEqual(expect.any(String));
+    return id!;
+  }
+
+  /** The page was not reloaded since setReloadMarker: the marker is still on `window`, no load event fired. */
+  async function expectNoReload(loadsBefore: number): Promise<void> {
+    expect(await reloadMarker(page)).toBe(1);
+    expect(watch.loads()).toBe(loadsBefore);
+  }
+
+  async function openEndpointPage(): Promise<void> {
+    await page.locator('nav.breadcrumbs a', { hasText: 'Stripe production' }).click();
+    await byTestId('events-list').waitFor({ state: 'attached' });
+    await page.locator('[data-testid="live-status"][data-state="open"]').first().waitFor();
+  }
+
+  async function openEvent(eventId: string): Promise<void> {
+    await eventRow(eventId).locator('a').click();
+    await page.locator(`[data-testid="event-detail"][data-event-id="${eventId}"]`).waitFor();
+  }
+
+  step('signs up (toggling the auth screen to sign-up mode)', async () => {
+    await page.goto(`${sut!.url}/`);
+    const submit = byTestId('submit-auth');
+    await submit.waitFor();
+    expect(await submit.textContent()).toBe('Log in');
+    expect(await byTestId('name').count()).toBe(0);
+
+    await byTestId('toggle-auth-mode').click();
+    await byTestId('name').fill('Ada Lovelace');
+    await byTestId('email').fill(`ada-${Date.now().toString(36)}@example.com`);
+    await byTestId('password').fill('correct horse battery staple');
+    expect(await submit.textContent()).toBe('Sign up');
+    await submit.click();
+
+    await byTestId('logout').waitFor();
+    await byTestId('new-endpoint-name').waitFor();
+    expect(await byTestId('user-plan').textContent()).toBe('free');
+    await setReloadMarker(page, 1);
+  });
+
+  step('creates an endpoint; its empty events list teaches the capture URL and a curl command', async () => {
+    await byTestId('endpoints-empty').waitFor();
+    await byTestId('new-endpoint-name').fill('Stripe production');
+    await byTestId('create-endpoint').click();
+
+    const row = byTestId('endpoint-row');
+    await row.waitFor();
+    flow.endpointId = (await row.getAttribute('data-endpoint-id')) ?? '';
+    expect(flow.endpointId).not.toBe('');
+    const rowCaptureUrl = ((await byTestId('capture-url', row).textContent()) ?? '').trim();
+    expect(rowCaptureUrl).toMatch(/^https?:\/\/[^/]+\/in\/[A-Za-z0-9_-]+$/);
+    // The shown URL carries SITE_URL (http://localhost:3000 by default); the test app listens elsewhere.
+    flow.captureUrlShown = rowCaptureUrl;
+    flow.capturePath = new URL(rowCaptureUrl).pathname;
+
+    await byTestId('endpoint-link', row).click();
+    await page.waitForURL((url) => url.hash === `#/endpoints/${flow.endpointId}`);
+    const empty = byTestId('events-empty');
+    await empty.waitFor();
+    expect((await byTestId('capture-url').textContent())?.trim()).toBe(flow.captureUrlShown);
+    const curl = (await byTestId('curl-command', empty).textContent()) ?? '';
+    expect(curl).toContain('curl -X POST');
+    expect(curl).toContain(`'${flow.captureUrlShown}'`);
+    expect(curl).toContain('content-type: application/json');
+    expect(await empty.textContent()).toContain(flow.captureUrlShown);
+    expect(await byTestId('event-row').count()).toBe(0);
+  });
+
+  step('shows a webhook sent to the capture URL in the list live, without a reload', async () => {
+    // The stream is connected and the (empty) list loaded, so only the live stream can bring the event in.
+    await page.locator('[data-testid="live-status"][data-state="open"]').waitFor();
+    const loadsBefore = watch.loads();
+
+    const sentAt = Date.now();
+    flow.paidId = await capture(PAYLOADS.paid);
+    await eventRow(flow.paidId).waitFor({ timeout: LIVE_TIMEOUT_MS });
+    const shownAfterMs = Date.now() - sentAt;
+    expect(shownAfterMs).toBeLessThan(LIVE_TIMEOUT_MS);
+
+    await expectNoReload(loadsBefore);
+    await byTestId('events-empty').waitFor({ state: 'detached' });
+    expect(await rowWithStatus(flow.paidId, 'received').count()).toBe(1);
+    expect(await eventRow(flow.paidId).textContent()).toContain('POST');
+
+    // A second one lands on top, still live.
+    flow.customerId = await capture(PAYLOADS.customer);
+    await eventRow(flow.customerId).waitFor({ timeout: LIVE_TIMEOUT_MS });
+    expect(await byTestId('event-row').first().getAttribute('data-event-id')).toBe(flow.customerId);
+    expect(await byTestId('event-row').count()).toBe(2);
+    await expectNoReload(loadsBefore);
+  });
+
+  step('opens the event: method, the custom header and the pretty-printed JSON body', async () => {
+    const loadsBefore = watch.loads();
+    await openEvent(flow.paidId);
+    expect(page.url()).toContain(`#/endpoints/${flow.endpointId}/events/${flow.paidId}`);
+    expect(await byTestId('event-method').textContent()).toBe('POST');
+    expect((await byTestId('event-source-ip').textContent())?.trim()).toMatch(/127\.0\.0\.1|::1/);
+
+    const header = byTestId('event-headers').locator('tr', { hasText: CUSTOM_HEADER });
+    expect(await header.count()).toBe(1);
+    expect(await header.locator('th').textContent()).toBe(CUSTOM_HEADER);
+    expect(await header.locator('td').textContent()).toBe(CUSTOM_HEADER_VALUE);
+    expect(await byTestId('event-headers').textContent()).toContain('application/json');
+
+    expect(await byTestId('event-body').textContent()).toBe(JSON.stringify(PAYLOADS.paid, null, 2));
+    await byTestId('deliveries-empty').waitFor();
+    await expectNoReload(loadsBefore);
+  });
+
+  step('adds a destination on the endpoint page (secret masked)', async () => {
+    await openEndpointPage();
+    await byTestId('destination-url').fill(sink!.url);
+    await byTestId('destination-secret').fill('whsec_dashboard_demo_secret');
+    await byTestId('add-destination').click();
+
+    const row = byTestId('destination-row');
+    await row.waitFor();
+    expect(await byTestId('destination-row-url', row).textContent()).toBe(sink!.url);
+    expect(await byTestId('destination-secret-value', row).textContent()).toContain('••••••••');
+    expect(await byTestId('destination-secret-value', row).textContent()).not.toContain('whsec_');
+    expect(await byTestId('destination-url').inputValue()).toBe('');
+  });
+
+  step('replays the event and shows the delivery attempt (200) without a reload', async () => {
+    const loadsBefore = watch.loads();
+    await openEvent(flow.paidId);
+    await byTestId('deliveries-empty').waitFor();
+
+    await byTestId('replay').click();
+    await page.locator('[data-testid="replay-result"]', { hasText: 'Replay queued' }).waitFor();
+    const delivery = page.locator('[data-testid="delivery-row"][data-status="delivered"]');
+    await delivery.waitFor({ timeout: 15_000 });
+    const attempts = byTestId('attempt-row', delivery);
+    expect(await attempts.count()).toBe(1);
+    expect(await attempts.first().textContent()).toContain('200');
+    expect(await delivery.textContent()).toContain(sink!.url);
+    await byTestId('event-detail')
+      .locator('[data-testid="event-status"][data-status="delivered"]')
+      .first()
+      .waitFor();
+    await expectNoReload(loadsBefore);
+
+    // What the destination got is the captured request, byte for byte.
+    const [forwarded] = await sink!.waitForRequests(1);
+    expect(forwarded.body.toString('utf8')).toBe(JSON.stringify(PAYLOADS.paid));
+    expect(forwarded.headers[CUSTOM_HEADER]).toBe(CUSTOM_HEADER_VALUE);
+
+    await page.locator('[data-testid="live-status"][data-state="open"]').waitFor();
+    await screenshot('event-detail.png', '[data-testid="delivery-row"]', 'bottom');
+  });
+
+  step('updates a status badge in the list live as a delivery fails', async () => {
+    await openEndpointPage();
+    const loadsBefore = watch.loads();
+    await rowWithStatus(flow.paidId, 'delivered').waitFor();
+    await rowWithStatus(flow.customerId, 'received').waitFor();
+
+    sink!.respondWith(
+      answer(500, '{"error":"database unavailable"}', { 'content-type': 'application/json' }),
+    );
+    const refundId = await capture(PAYLOADS.refund);
+    await eventRow(refundId).waitFor({ timeout: LIVE_TIMEOUT_MS });
+    await rowWithStatus(refundId, 'failed').waitFor({ timeout: 15_000 });
+    await expectNoReload(loadsBefore);
+  });
+
+  step('deactivates the endpoint (captures get 403) and reactivates it (200 again)', async () => {
+    const toggle = page.locator('.page-head [data-testid="endpoint-active-toggle"]');
+    expect(await toggle.isChecked()).toBe(true);
+
+    const patched = (active: boolean) =>
+      page.waitForResponse(
+        (response) =>
+          response.request().method() === 'PATCH' &&
+          response.url().endsWith(`/api/endpoints/${flow.endpointId}`) &&
+          response.request().postData()?.includes(`"is_active":${active}`) === true,
+      );
+
+    const deactivated = patched(false);
+    await toggle.uncheck();
+    expect((await deactivated).status()).toBe(200);
+    expect(await toggle.isChecked()).toBe(false);
+    await page.locator('.capture .alert-warning', { hasText: 'inactive' }).waitFor();
+    const refused = await sendWebhook({ type: 'should.be.refused' });
+    expect(refused.status).toBe(403);
+
+    const reactivated = patched(true);
+    await toggle.check();
+    expect((await reactivated).status()).toBe(200);
+    expect(await toggle.isChecked()).toBe(true);
+    await page.locator('.capture .alert-warning').waitFor({ state: 'detached' });
+    const accepted = await sendWebhook(PAYLOADS.renewal);
+    expect(accepted.status).toBe(200);
+    await rowWithStatus(accepted.id!, 'delivered').waitFor({ timeout: 15_000 });
+    expect(await byTestId('event-row').count()).toBe(4);
+
+    // The events list, for the README: delivered, failed and received events, live indicator on. Live
+    // rows carry no body preview (the stream's messages have no body), so the list is loaded afresh.
+    await page.locator('nav.breadcrumbs a', { hasText: /^Endpoints$/ }).click();
+    await byTestId('endpoint-link').click();
+    await byTestId('event-row').nth(3).waitFor();
+    await page.locator('[data-testid="live-status"][data-state="open"]').waitFor();
+    expect(await eventRow(flow.paidId).textContent()).toContain('invoice.paid');
+    await screenshot('events-list.png', '[data-testid="events-list"]', 'top');
+  });
+
+  step('fits a 390-pixel-wide phone screen without horizontal scrolling', async () => {
+    await page.setViewportSize(PHONE);
+    try {
+      const endpointPage = await horizontalOverflow(page);
+      expect(endpointPage.scrollWidth).toBeLessThanOrEqual(endpointPage.innerWidth);
+      expect(endpointPage.innerWidth).toBe(PHONE.width);
+
+      await openEvent(flow.paidId);
+      await page.locator('[data-testid="delivery-row"][data-status="delivered"]').waitFor();
+      const eventPage = await horizontalOverflow(page);
+      expect(eventPage.scrollWidth).toBeLessThanOrEqual(eventPage.innerWidth);
+
+      await page.locator('nav.breadcrumbs a', { hasText: /^Endpoints$/ }).click();
+      await byTestId('endpoint-row').waitFor();
+      const endpointsPage = await horizontalOverflow(page);
+      expect(endpointsPage.scrollWidth).toBeLessThanOrEqual(endpointsPage.innerWidth);
+    } finally {
+      await page.setViewportSize(DESKTOP);
+    }
+  });
+
+  step('logs out, back to the auth screen', async () => {
+    const loadsBefore = watch.loads();
+    await byTestId('logout').click();
+    const submit = byTestId('submit-auth');
+    await submit.waitFor();
+    expect(await submit.textContent()).toBe('Log in');
+    expect(await byTestId('logout').count()).toBe(0);
+    expect(await page.evaluate('localStorage.getItem("hooktrail.accessToken")')).toBeNull();
+    await expectNoReload(loadsBefore);
+    expect(watch.errors).toEqual([]);
+    expect(watch.consoleErrors).toEqual([]);
+  });
+
+  /**
+   * A 1280×800 screenshot into docs/. The page is scrolled first so that the card (section) holding
+   * `selector` starts at the top of the viewport (`align: 'top'`) or ends at its bottom (`'bottom'`).
+   */
+  async function screenshot(name: string, selector: string, align: 'top' | 'bottom'): Promise<void> {
+    mkdirSync(DOCS, { recursive: true });
+    // A string, not a function: the test's TypeScript has no DOM types.
+    const scrolled = await page.evaluate<boolean>(
+      `(({ selector, align }) => {
+        const card = document.querySelector(selector)?.closest('section');
+        if (!card) return false;
+        const box = card.getBoundingClientRect();
+        const margin = 16;
+        window.scrollBy(0, align === 'top' ? box.top - margin : box.bottom + margin - window.innerHeight);
+        return true;
+      })(${JSON.stringify({ selector, align })})`,
+    );
+    expect(scrolled).toBe(true);
+    await page.screenshot({ path: join(DOCS, name), fullPage: false, animations: 'disabled', caret: 'hide' });
+  }
+});

@@ -1,0 +1,65 @@
+import { existsSync } from 'node:fs';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+/** Debian's chromium package; `.ci/run` installs it when it is missing. No browser is ever downloaded. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Launches headless Chromium, or fails with a message that says how to get it (never skips). */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(
+      `The browser tests need Chromium at ${CHROMIUM_PATH}, and it is not there. ` +
+        'Install Debian\'s package ("apt-get update && apt-get install -y chromium"; .ci/run does this), ' +
+        'or point CHROMIUM_PATH at a Chromium binary. No browser is downloaded.',
+    );
+  }
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+}
+
+export interface PageWatch {
+  /** Full page loads (the `load` event) since the watch started; client-side navigation does not count. */
+  loads(): number;
+  /** Uncaught exceptions in the page. */
+  errors: string[];
+  /** console.error messages of the page. */
+  consoleErrors: string[];
+}
+
+/** Records what a test wants to assert about a page afterwards: reloads and errors. */
+export function watchPage(page: Page): PageWatch {
+  let loads = 0;
+  const watch: PageWatch = { loads: () => loads, errors: [], consoleErrors: [] };
+  page.on('load', () => loads++);
+  page.on('pageerror', (error) => watch.errors.push(error.stack ?? error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error') watch.consoleErrors.push(message.text());
+  });
+  return watch;
+}
+
+/** Sets a marker on `window`; it survives everything but a reload (or a navigation to another document). */
+export async function setReloadMarker(page: Page, value: number): Promise<void> {
+  await page.evaluate(`window.__hooktrailMarker = ${JSON.stringify(value)}`);
+}
+
+export async function reloadMarker(page: Page): Promise<unknown> {
+  return page.evaluate('window.__hooktrailMarker');
+}
+
+/** The page's scroll width and viewport width, to check that nothing overflows sideways. */
+export async function horizontalOverflow(page: Page): Promise<{ scrollWidth: number; innerWidth: number }> {
+  return page.evaluate<{ scrollWidth: number; innerWidth: number }>(
+    '({ scrollWidth: document.scrollingElement.scrollWidth, innerWidth: window.innerWidth })',
+  );
+}
