@@ -5,7 +5,8 @@
 FROM node:22-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# Install scripts are skipped (the `prepare` build needs the sources, copied next); argon2 ships prebuilt binaries.
+RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY . .
 RUN npm run build
 
@@ -14,7 +15,7 @@ FROM node:22-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
 # dist/src (service, CLI, migrations), dist/web (dashboard), dist/mikro-orm.config.js
 COPY --from=build /app/dist ./dist
 COPY scripts ./scripts

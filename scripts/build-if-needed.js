@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// `npm start` runs the build when dist/ is missing or older than the sources, so that
-// `npm install && npm start` works on a fresh clone.
+// Runs the build when dist/ is missing or older than the sources: after `npm install` (the `prepare`
+// script, so `npm start` answers at once) and before `npm start`, so a fresh clone just works.
 const { existsSync, statSync, readdirSync } = require('node:fs');
 const { join } = require('node:path');
 const { execSync } = require('node:child_process');
