@@ -90,6 +90,12 @@ describe('event stream (SSE)', () => {
     expect(new Set(resumed.messages.map((message) => message.id)).size).toBe(resumed.messages.length);
   });
 
+  it('sends a heartbeat comment every 15 s', async () => {
+    const client = await open(sut.url);
+    await new Promise((resolve) => setTimeout(resolve, 15_500));
+    expect(client.comments).toContain('heartbeat');
+  }, 30_000);
+
   it("answers 404 for another user's endpoint and 401 without a token", async () => {
     const stranger = await createEndpoint(sut.url);
     const notMine = await SseClient.open(
