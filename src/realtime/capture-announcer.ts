@@ -26,6 +26,7 @@ export class CaptureAnnouncer implements OnModuleInit, OnModuleDestroy {
             method: event.method,
             source_ip: event.sourceIp,
             received_at: event.receivedAt.toISOString(),
+            ...(event.body === undefined ? {} : { body: event.body }),
           },
         },
       ]),

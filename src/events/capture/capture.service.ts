@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { Subject } from 'rxjs';
 import type { Environment } from '../../config/environment';
@@ -30,6 +31,17 @@ export interface CapturedEvent {
   method: string;
   receivedAt: Date;
   sourceIp: string | null;
+  /** The whole body as text when it is small UTF-8 (live dashboards show and filter it); absent otherwise. */
+  body?: string;
+}
+
+/** Bodies up to this size travel with the live `event.created` message. */
+export const LIVE_BODY_LIMIT_BYTES = 4096;
+
+function liveBody(body: Buffer): string | undefined {
+  return body.length <= LIVE_BODY_LIMIT_BYTES && isUtf8(body) && !body.includes(0)
+    ? body.toString('utf8')
+    : undefined;
 }
 
 /** Tokens are 32 base64url characters; anything that cannot be one is unknown without asking the database. */
@@ -80,6 +92,7 @@ export class CaptureService {
           method: request.method,
           receivedAt,
           sourceIp: request.sourceIp,
+          body: liveBody(request.body),
         });
         return { statusCode: 200, body: { id: eventId } };
       case 'unknown-endpoint':
