@@ -1,12 +1,29 @@
 import { api } from './support/api-client';
+import { answer, HttpsDestination } from './support/https-destination';
 import { startTestApp, type TestApp } from './support/test-app';
+import { addDestination, capture, createEndpoint, hasStatus, waitForEvent } from './support/webhook-fixtures';
+
+/** The value of one series of the exposition, e.g. `hooktrail_captures_total{outcome="stored"}`. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+async function scrape(baseUrl: string): Promise<string> {
+  return (await fetch(`${baseUrl}/metrics`)).text();
+}
 
 describe('metrics', () => {
   let sut: TestApp;
+  let destination: HttpsDestination;
   beforeAll(async () => {
-    sut = await startTestApp();
+    sut = await startTestApp({ DELIVERY_RETRY_DELAYS_MS: '60000,60000,60000,60000' });
+    destination = await HttpsDestination.start(answer(200, 'ok'));
   });
-  afterAll(() => sut.close());
+  afterAll(async () => {
+    await sut.close();
+    await destination.close();
+  });
 
   it('serves the Prometheus text format without a token', async () => {
     const response = await fetch(`${sut.url}/metrics`);
@@ -25,8 +42,24 @@ describe('metrics', () => {
     ]) {
       expect(text).toContain(`# TYPE ${name} `);
     }
-    expect(text).toContain('hooktrail_captures_total{outcome="stored"}');
     expect(text).toMatch(/^hooktrail_delivery_queue_jobs\{state="waiting"\} \d+$/m);
+  });
+
+  it('counts captures by outcome and delivery attempts with their duration', async () => {
+    const fixture = await createEndpoint(sut.url);
+    await addDestination(sut.url, fixture, `${destination.url}/hooks`);
+    const before = await scrape(sut.url);
+
+    const eventId = await capture(fixture);
+    await waitForEvent(sut.url, fixture, eventId, hasStatus('delivered'));
+    await fetch(`${sut.url}/in/no-such-token`, { method: 'POST', body: '{}' });
+    const after = await scrape(sut.url);
+
+    const delta = (series: string) => (sample(after, series) ?? 0) - (sample(before, series) ?? 0);
+    expect(delta('hooktrail_captures_total{outcome="stored"}')).toBe(1);
+    expect(delta('hooktrail_captures_total{outcome="not_found"}')).toBe(1);
+    expect(delta('hooktrail_delivery_attempts_total{outcome="delivered"}')).toBe(1);
+    expect(delta('hooktrail_delivery_attempt_duration_seconds_count{outcome="delivered"}')).toBe(1);
   });
 
   it('is documented in the OpenAPI document as plain text', async () => {

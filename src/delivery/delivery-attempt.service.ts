@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment';
+import { Metrics } from '../metrics/metrics.service';
 import { AlertScheduler } from '../mail/alert-scheduler.service';
 import { EventChangePublisher } from '../realtime/event-change.publisher';
 import { type DeliveryContext, DeliveryRepository, type RecordedAttempt } from './delivery.repository';
@@ -24,6 +25,7 @@ export class DeliveryAttemptService {
     private readonly sender: DeliverySender,
     private readonly alerts: AlertScheduler,
     private readonly changes: EventChangePublisher,
+    private readonly metrics: Metrics,
     config: ConfigService<Environment, true>,
   ) {
     this.retryDelaysMs = config.get('DELIVERY_RETRY_DELAYS_MS', { infer: true });
@@ -76,7 +78,7 @@ export class DeliveryAttemptService {
       body: delivery.body,
     });
     if (outcome.error) this.logger.debug({ deliveryId: delivery.id, error: outcome.error }, 'attempt failed');
-    return this.deliveries.recordAttempt(
+    const recorded = await this.deliveries.recordAttempt(
       delivery,
       { ...outcome, at },
       {
@@ -84,6 +86,9 @@ export class DeliveryAttemptService {
         nextAttemptAt: this.nextAttemptBound(delivery.attemptCount + 1),
       },
     );
+    if (recorded && recorded.deliveryStatus !== 'pending')
+      this.metrics.attempt(recorded.deliveryStatus, outcome.durationMs / 1000);
+    return recorded;
   }
 
   /** The latest time the next attempt can start (its delay plus the jitter); the sweeper looks after it. */

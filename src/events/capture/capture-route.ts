@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { IncomingMessage } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Environment } from '../../config/environment';
+import { captureOutcomeOf, Metrics } from '../../metrics/metrics.service';
 import { CaptureService } from './capture.service';
 
 export const CAPTURE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
@@ -65,6 +66,7 @@ function rawQuery(url: string | undefined): string {
  */
 export async function registerCaptureRoute(app: NestFastifyApplication, env: Environment): Promise<void> {
   const capture = app.get(CaptureService);
+  const metrics = app.get(Metrics);
   const logger = new Logger('CaptureRoute');
   const limit = env.CAPTURE_MAX_BODY_BYTES;
   const fastify: FastifyInstance = app.getHttpAdapter().getInstance();
@@ -91,6 +93,11 @@ export async function registerCaptureRoute(app: NestFastifyApplication, env: Env
         (request as FastifyRequest & WithSentContentType)[SENT_CONTENT_TYPE] = contentType;
         delete request.headers['content-type'];
       }
+      done();
+    });
+
+    scope.addHook('onResponse', (_request, reply, done) => {
+      metrics.capture(captureOutcomeOf(reply.statusCode));
       done();
     });
 
