@@ -1,11 +1,11 @@
 import helmet from '@fastify/helmet';
-import { ValidationPipe } from '@nestjs/common';
 import { HttpAdapterHost, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { checkRedis } from './common/redis-connection';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
+import { InputValidationPipe } from './common/pipes/input-validation.pipe';
 import type { Environment } from './config/environment';
 import { prepareDatabase } from './database/database-bootstrap';
 import { registerCaptureRoute } from './events/capture/capture-route';
@@ -65,7 +65,7 @@ export async function createApp(env: Environment): Promise<NestFastifyApplicatio
       },
     },
   });
-  app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
+  app.useGlobalPipes(new InputValidationPipe());
   app.useGlobalFilters(new AllExceptionsFilter(app.get(HttpAdapterHost).httpAdapter));
   if (env.APP_ROLE !== 'worker') {
     setupOpenApi(app);

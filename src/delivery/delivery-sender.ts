@@ -78,7 +78,8 @@ function describeError(error: unknown, timeoutMs: number): string {
   const { code, message } = error as { code?: string; message?: string };
   if (code === 'ECONNABORTED' || code === 'ERR_CANCELED' || code === 'ETIMEDOUT')
     return `timed out after ${timeoutMs} ms`;
-  if (message?.includes('is not allowed. Because, It is private IP address')) {
+  // request-filtering-agent refuses private ranges as "private" and 0.0.0.0 / :: as "meta" addresses
+  if (message && /is not allowed\. Because, It is (private|meta) IP address/.test(message)) {
     return `refused: the destination resolves to a private or reserved address (${message.split('(')[0].replace('DNS lookup ', '').trim()}); set DELIVERY_ALLOW_PRIVATE_NETWORKS=true to allow it`;
   }
   return code ? `${code}: ${message ?? ''}`.trim() : (message ?? 'request failed');

@@ -1,8 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import {
   IsIn,
-  IsOptional,
   Validate,
+  ValidateIf,
   ValidatorConstraint,
   type ValidatorConstraintInterface,
   type ValidationArguments,
@@ -14,6 +14,9 @@ const FRAMEWORKS = [...new Set(Object.values(HANDLER_FRAMEWORKS).flat())] as Han
 const PAIRS = LANGUAGES.map((language) => `${language}: ${HANDLER_FRAMEWORKS[language].join(', ')}`).join(
   '; ',
 );
+
+/** Omitted means the default; null is not a value (as in every other DTO). */
+const sent = (_dto: unknown, value: unknown) => value !== undefined;
 
 @ValidatorConstraint({ name: 'frameworkFitsLanguage' })
 class FrameworkFitsLanguage implements ValidatorConstraintInterface {
@@ -32,13 +35,13 @@ class FrameworkFitsLanguage implements ValidatorConstraintInterface {
 export class HandlerRequestDto {
   /** Defaults to typescript. */
   @ApiProperty({ enum: LANGUAGES, required: false, default: 'typescript' })
-  @IsOptional()
+  @ValidateIf(sent)
   @IsIn(LANGUAGES, { message: `language must be one of ${LANGUAGES.join(', ')} (allowed pairs: ${PAIRS})` })
   language?: HandlerLanguage;
 
   /** Defaults to express for typescript and javascript, fastapi for python, gin for go. */
   @ApiProperty({ enum: FRAMEWORKS, required: false })
-  @IsOptional()
+  @ValidateIf(sent)
   @IsIn(FRAMEWORKS, {
     message: `framework must be one of ${FRAMEWORKS.join(', ')} (allowed pairs: ${PAIRS})`,
   })

@@ -4,7 +4,10 @@ import { IsAbsoluteHttpsUrl, SECRET_MAX_LENGTH } from './destination-fields';
 
 /** Only the fields sent change. */
 export class UpdateDestinationDto {
-  /** A new absolute https:// URL; later deliveries (and retries) go there. */
+  /**
+   * A new absolute https:// URL; later deliveries (and retries) go there.
+   * @example https://api.example.com/webhooks/stripe
+   */
   @ValidateIf((_dto, value) => value !== undefined)
   @Trim()
   @IsAbsoluteHttpsUrl()

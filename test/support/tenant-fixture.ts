@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import type { Client } from 'pg';
+import { api, registerUser, type RegisteredUser } from './api-client';
+
+/** A user on the top plan with one endpoint, one captured event and one (signed) destination. */
+export interface Tenant {
+  user: RegisteredUser;
+  endpointId: string;
+  publicToken: string;
+  eventId: string;
+  destinationId: string;
+  /** Unique strings of this tenant's data that must never reach another user. */
+  secrets: { destinationSecret: string; eventMarker: string; endpointName: string };
+}
+
+/**
+ * Made through the API. The event is captured before the destination exists, so no delivery is
+ * pending and nothing changes in the background. The plan is raised in the database (the plan guard
+ * reads it from there), so plan-gated routes (AI) get as far as their other checks.
+ */
+export async function createTenant(baseUrl: string, db: Client, label: string): Promise<Tenant> {
+  const marker = `${label}-${randomBytes(6).toString('hex')}`;
+  const user = await registerUser(baseUrl);
+  await db.query(`update users set plan = 'team' where id = $1`, [user.id]);
+  const endpoint = await api(baseUrl, 'POST', '/api/endpoints', {
+    token: user.accessToken,
+    body: { name: `endpoint ${marker}` },
+  });
+  const { id: endpointId, public_token: publicToken } = endpoint.body.endpoint;
+  const captured = await fetch(`${baseUrl}/in/${publicToken}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ type: 'invoice.paid', owner: `event ${marker}` }),
+  });
+  const { id: eventId } = (await captured.json()) as { id: string };
+  const destinationSecret = `whsec_${marker}`;
+  const destination = await api(baseUrl, 'POST', `/api/endpoints/${endpointId}/destinations`, {
+    token: user.accessToken,
+    body: { url: `https://${label}.example.com/hook`, secret: destinationSecret },
+  });
+  if (!eventId || destination.status !== 201)
+    throw new Error(`tenant ${label}: capture or destination failed (${destination.status})`);
+  return {
+    user,
+    endpointId,
+    publicToken,
+    eventId,
+    destinationId: destination.body.destination.id,
+    secrets: { destinationSecret, eventMarker: `event ${marker}`, endpointName: `endpoint ${marker}` },
+  };
+}
+
+/**
+ * How to get a real id of a tenant for each path parameter name of the API. A route with a path
+ * parameter that is not here makes the generated tests fail: add its recipe.
+ */
+export function pathRecipes(tenant: Tenant): Record<string, string> {
+  return { id: tenant.endpointId, eId: tenant.eventId, dId: tenant.destinationId };
+}
+
+/** A fingerprint of every row of every table: equal fingerprints mean nothing was written. */
+export async function databaseFingerprint(db: Client): Promise<Record<string, string>> {
+  const tables = await db.query<{ name: string }>(
+    `select table_name as name from information_schema.tables
+     where table_schema = 'public' and table_type = 'BASE TABLE' order by table_name`,
+  );
+  const sql = tables.rows
+    .map(
+      ({ name }) =>
+        `select '${name}' as name, count(*)::text || ':' || md5(coalesce(string_agg(t::text, '|' order by t::text), '')) as digest from "${name}" t`,
+    )
+    .join(' union all ');
+  const { rows } = await db.query<{ name: string; digest: string }>(sql);
+  return Object.fromEntries(rows.map((row) => [row.name, row.digest]));
+}
