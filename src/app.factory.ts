@@ -51,8 +51,7 @@ export async function createApp(env: Environment): Promise<NestFastifyApplicatio
   );
   app.useLogger(app.get(Logger));
   closeConnectionsWhenClosing(app);
-  // The capture URL before helmet: its encapsulated Fastify context is then made without the browser-only
-  // security headers helmet adds to every later context (captures answer machines, on the hot path).
+  // The capture URL opts out of helmet's browser-only headers in its route config.
   if (env.APP_ROLE !== 'worker') await registerCaptureRoute(app, env);
   await app.register(helmet, {
     contentSecurityPolicy: {

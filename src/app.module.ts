@@ -1,6 +1,6 @@
 import { MikroOrmModule } from '@mikro-orm/nestjs';
 import { BullModule } from '@nestjs/bull';
-import { type DynamicModule, Module, type ModuleMetadata } from '@nestjs/common';
+import { type DynamicModule, Module, type ModuleMetadata, RequestMethod } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
@@ -33,14 +33,28 @@ export class AppModule {
     const serveApi = env.APP_ROLE !== 'worker';
     const runWorkers = env.APP_ROLE !== 'api';
     const shared: NonNullable<ModuleMetadata['imports']> = [
-      ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, skipProcessEnv: true, load: [() => ({ ...env, siteUrl: env.siteUrl })] }),
+      ConfigModule.forRoot({
+        isGlobal: true,
+        ignoreEnvFile: true,
+        skipProcessEnv: true,
+        load: [() => ({ ...env, siteUrl: env.siteUrl })],
+      }),
       LoggerModule.forRoot({
+        // Captures are counted in /metrics and kept in full in PostgreSQL; a log line each would be the
+        // hot path's largest cost. The capture route logs its failures itself.
+        exclude: [{ path: 'in/{*token}', method: RequestMethod.ALL }],
         pinoHttp: {
           level: env.LOG_LEVEL,
           redact: { paths: REDACTED_HEADERS.map((name) => `req.headers["${name}"]`), censor: '[redacted]' },
           autoLogging: { ignore: (request) => request.url === '/health' || request.url === '/metrics' },
           serializers: {
-            req: (request: { id: unknown; method: string; url: string; headers: unknown; remoteAddress: string }) => ({
+            req: (request: {
+              id: unknown;
+              method: string;
+              url: string;
+              headers: unknown;
+              remoteAddress: string;
+            }) => ({
               id: request.id,
               method: request.method,
               url: request.url,
@@ -50,7 +64,12 @@ export class AppModule {
           },
         },
       }),
-      MikroOrmModule.forRoot({ ...ormOptions(env.DATABASE_URL), registerRequestContext: true }),
+      // The ORM's per-request context only where the ORM is used: the API (the capture URL has its own pool).
+      MikroOrmModule.forRoot({
+        ...ormOptions(env.DATABASE_URL),
+        registerRequestContext: true,
+        forRoutesPath: 'api/{*path}',
+      }),
       BullModule.forRoot({ redis: redisOptions(env.REDIS_URL), prefix: `${env.REDIS_PREFIX}:bull` }),
       ThrottlerModule.forRoot({
         throttlers: [{ name: 'default', ttl: 60_000, limit: env.AUTH_RATE_LIMIT_PER_MIN }],
@@ -62,7 +81,17 @@ export class AppModule {
       MetricsModule,
       UsersModule,
     ];
-    const api = serveApi ? [AiModule, AuthModule, EndpointsModule, DestinationsModule, EventsModule, ReplayModule, EventStreamModule] : [];
+    const api = serveApi
+      ? [
+          AiModule,
+          AuthModule,
+          EndpointsModule,
+          DestinationsModule,
+          EventsModule,
+          ReplayModule,
+          EventStreamModule,
+        ]
+      : [];
     const workers = runWorkers ? [DeliveryWorkerModule] : [];
     return { module: AppModule, imports: [...shared, ...api, ...workers] };
   }

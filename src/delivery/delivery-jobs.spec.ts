@@ -30,9 +30,9 @@ describe('retry schedule', () => {
     });
   });
 
-  it('bounds the finished jobs Redis keeps', () => {
+  it('forgets completed jobs at once and bounds the failed ones Redis keeps', () => {
     const options = deliveryJobOptions('id', DELAYS);
-    expect(options.removeOnComplete).toEqual({ age: 3600, count: 1000 });
+    expect(options.removeOnComplete).toBe(true);
     expect(options.removeOnFail).toEqual({ age: 3600, count: 1000 });
   });
 });

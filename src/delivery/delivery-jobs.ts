@@ -13,8 +13,12 @@ export interface DeliveryBackoffOptions {
   priorAttempts: number;
 }
 
-/** Bull keeps this many finished jobs for inspection, then forgets them: Redis does not grow with history. */
-const KEEP_FINISHED = { age: 3600, count: 1000 };
+/**
+ * Failed jobs (dead-lettered deliveries) stay in Bull a while for inspection, then go: Redis does not grow
+ * with history. Completed jobs go at once (their attempts are in PostgreSQL), which keeps each job's
+ * completion to the fewest Redis commands.
+ */
+const KEEP_FAILED = { age: 3600, count: 1000 };
 
 /** `retryDelaysMs` has the four retry delays, so a delivery has 5 attempts in all. */
 export function deliveryJobOptions(
@@ -29,8 +33,8 @@ export function deliveryJobOptions(
     attempts: Math.max(1, retryDelaysMs.length + 1 - priorAttempts),
     backoff: { type: DELIVERY_BACKOFF, options },
     delay: delayMs,
-    removeOnComplete: KEEP_FINISHED,
-    removeOnFail: KEEP_FINISHED,
+    removeOnComplete: true,
+    removeOnFail: KEEP_FAILED,
   };
 }
 

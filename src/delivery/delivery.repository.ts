@@ -1,5 +1,6 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
+import { GroupCommit } from '../common/group-commit';
 import type { EventStatus } from '../events/event.entity';
 import type { AttemptOutcome } from './delivery-sender';
 import type { DeliveryAttempt, DeliveryStatus } from './delivery.entity';
@@ -34,17 +35,18 @@ export interface DueDelivery {
 }
 
 /**
- * The event's status from its deliveries (spec §3): delivered once any delivery succeeded; otherwise
+ * The events' statuses from their deliveries (spec §3): delivered once any delivery succeeded; otherwise
  * failed while any is still in progress after an attempt was made, received before any attempt;
  * dead_letter once every delivery is exhausted.
  */
 const EVENT_STATUS_SQL = `
   with agg as (
-    select bool_or(status = 'delivered') as delivered,
+    select event_id,
+           bool_or(status = 'delivered') as delivered,
            bool_or(status in ('pending', 'failed')) as in_progress,
            bool_or(attempt_count > 0) as attempted,
            bool_or(status = 'dead_letter') as dead
-    from deliveries where event_id = ?
+    from deliveries where event_id = any(?::uuid[]) group by event_id
   )
   update events set status = case
       when agg.delivered then 'delivered'
@@ -52,111 +54,202 @@ const EVENT_STATUS_SQL = `
       when agg.in_progress then 'received'
       when agg.dead then 'dead_letter'
       else 'received' end
-  from agg where events.id = ?
-  returning events.status`;
+  from agg where events.id = agg.event_id
+  returning events.id, events.status`;
 
-/** Every query of the delivery aggregate. Writes that change an event's status lock the event row first. */
+/** Moves each delivery of the batch on by one attempt, unless it was already finished (a duplicate job run). */
+const RECORD_ATTEMPTS_SQL = `
+  update deliveries d set
+    attempt_count = d.attempt_count + 1,
+    status = case when i.succeeded then 'delivered' when d.attempt_count + 1 >= i.max_attempts then 'dead_letter'
+                  else 'failed' end,
+    response_code = i.response_code, response_body = i.response_body, last_attempted_at = i.at,
+    next_attempt_at = case when i.succeeded or d.attempt_count + 1 >= i.max_attempts then null else i.next_attempt_at end,
+    attempts = d.attempts || jsonb_build_array(i.entry::jsonb)
+  from unnest(?::uuid[], ?::boolean[], ?::int[], ?::int[], ?::text[], ?::timestamptz[], ?::timestamptz[], ?::text[])
+    as i(id, succeeded, max_attempts, response_code, response_body, at, next_attempt_at, entry)
+  where d.id = i.id and d.status in ('pending', 'failed')
+  returning d.id, d.event_id, d.status, d.attempt_count`;
+
+/** One attempt's outcome, waiting to be recorded with the others of its batch. */
+interface AttemptRecord {
+  delivery: Pick<DeliveryContext, 'id' | 'eventId'>;
+  attempt: AttemptOutcome & { at: Date };
+  options: { maxAttempts: number; nextAttemptAt: Date | null };
+}
+
+/** Concurrent attempts share their database round trips: batches of at most this many. */
+const BATCH_MAX_ITEMS = 200;
+/** Batches in flight at once (one pooled connection each). */
+const BATCHES_IN_FLIGHT = 3;
+const batchOptions = {
+  maxInFlight: BATCHES_IN_FLIGHT,
+  maxBatchItems: BATCH_MAX_ITEMS,
+  maxBatchBytes: BATCH_MAX_ITEMS,
+  sizeOf: () => 1,
+};
+
+type Knex = ReturnType<EntityManager['getKnex']>;
+
+/** The bindings of RECORD_ATTEMPTS_SQL: one array per column. */
+function attemptColumns(records: AttemptRecord[]): never[] {
+  const succeeded = ({ attempt }: AttemptRecord) =>
+    attempt.responseCode !== null && attempt.responseCode >= 200 && attempt.responseCode < 300;
+  const entry = ({ attempt }: AttemptRecord): DeliveryAttempt => ({
+    at: attempt.at.toISOString(),
+    response_code: attempt.responseCode,
+    duration_ms: attempt.durationMs,
+    error: attempt.error,
+    response_body: attempt.responseBody,
+  });
+  return [
+    records.map((record) => record.delivery.id),
+    records.map(succeeded),
+    records.map((record) => record.options.maxAttempts),
+    records.map((record) => record.attempt.responseCode),
+    records.map((record) => record.attempt.responseBody),
+    records.map((record) => record.attempt.at.toISOString()),
+    records.map((record) => record.options.nextAttemptAt?.toISOString() ?? null),
+    records.map((record) => JSON.stringify(entry(record))),
+  ] as never[];
+}
+
+/**
+ * Every query of the delivery aggregate. The worker's hundreds of concurrent attempts load their
+ * deliveries and record their outcomes through group commits: what arrives while a batch is in flight
+ * goes to the database together in the next one (at low load, each goes at once, alone).
+ * Writes that change events' statuses lock the event rows first, in id order.
+ */
 @Injectable()
 export class DeliveryRepository {
+  private readonly loads = new GroupCommit<string, DeliveryContext | null>(
+    (ids) => this.loadBatch(ids),
+    batchOptions,
+  );
+  private readonly records = new GroupCommit<AttemptRecord, RecordedAttempt | null>(
+    (records) => this.recordBatch(records),
+    batchOptions,
+  );
+
   constructor(private readonly em: EntityManager) {}
 
-  private get knex() {
+  private get knex(): Knex {
     return this.em.getKnex();
   }
 
-  async loadForAttempt(deliveryId: string): Promise<DeliveryContext | null> {
+  loadForAttempt(deliveryId: string): Promise<DeliveryContext | null> {
+    return this.loads.submit(deliveryId);
+  }
+
+  private async loadBatch(ids: string[]): Promise<(DeliveryContext | null)[]> {
     const { rows } = await this.knex.raw(
       `select d.id, d.event_id, d.status, d.attempt_count, e.endpoint_id, e.method, e.headers, e.query,
               e.body_text, e.body_bytes, dest.url as destination_url, dest.secret, dest.is_active
        from deliveries d
        join events e on e.id = d.event_id
        left join destinations dest on dest.id = d.destination_id
-       where d.id = ?`,
-      [deliveryId],
+       where d.id = any(?::uuid[])`,
+      [ids],
     );
-    const row = rows[0];
-    if (!row) return null;
-    return {
-      id: row.id,
-      eventId: row.event_id,
-      endpointId: row.endpoint_id,
-      status: row.status,
-      attemptCount: row.attempt_count,
-      destination: row.destination_url
-        ? { url: row.destination_url, secret: row.secret, isActive: row.is_active }
-        : null,
-      method: row.method,
-      headers: row.headers,
-      query: row.query,
-      body: row.body_bytes ?? Buffer.from(row.body_text ?? '', 'utf8'),
-    };
+    const byId = new Map<string, DeliveryContext>(
+      rows.map((row: Record<string, never>) => [
+        row.id,
+        {
+          id: row.id,
+          eventId: row.event_id,
+          endpointId: row.endpoint_id,
+          status: row.status,
+          attemptCount: row.attempt_count,
+          destination: row.destination_url
+            ? { url: row.destination_url, secret: row.secret, isActive: row.is_active }
+            : null,
+          method: row.method,
+          headers: row.headers,
+          query: row.query,
+          body: row.body_bytes ?? Buffer.from(row.body_text ?? '', 'utf8'),
+        },
+      ]),
+    );
+    return ids.map((id) => byId.get(id) ?? null);
   }
 
   /**
-   * Records one attempt and moves the delivery and its event on, in one transaction: the event row is
-   * locked first, so two workers finishing deliveries of one event at once cannot lose an update.
-   * Returns null when the delivery was already finished (a duplicate run of its job).
+   * Records one attempt and moves the delivery and its event on, in one transaction shared with the
+   * other attempts of its batch. Resolves null when the delivery was already finished (a duplicate run
+   * of its job).
    */
-  async recordAttempt(
+  recordAttempt(
     delivery: Pick<DeliveryContext, 'id' | 'eventId'>,
     attempt: AttemptOutcome & { at: Date },
     options: { maxAttempts: number; nextAttemptAt: Date | null },
   ): Promise<RecordedAttempt | null> {
-    const succeeded =
-      attempt.responseCode !== null && attempt.responseCode >= 200 && attempt.responseCode < 300;
-    const entry: DeliveryAttempt = {
-      at: attempt.at.toISOString(),
-      response_code: attempt.responseCode,
-      duration_ms: attempt.durationMs,
-      error: attempt.error,
-      response_body: attempt.responseBody,
-    };
-    return this.knex.transaction(async (trx) => {
-      const locked = await trx.raw(`select status, endpoint_id from events where id = ? for update`, [
-        delivery.eventId,
-      ]);
-      const before = locked.rows[0] as { status: EventStatus; endpoint_id: string } | undefined;
-      if (!before) return null;
-      const updated = await trx.raw(
-        `update deliveries set
-           attempt_count = attempt_count + 1,
-           status = case when ? then 'delivered' when attempt_count + 1 >= ? then 'dead_letter' else 'failed' end,
-           response_code = ?, response_body = ?, last_attempted_at = ?,
-           next_attempt_at = case when ? or attempt_count + 1 >= ? then null else ?::timestamptz end,
-           attempts = attempts || ?::jsonb
-         where id = ? and status in ('pending', 'failed')
-         returning status, attempt_count`,
-        [
-          succeeded,
-          options.maxAttempts,
-          attempt.responseCode,
-          attempt.responseBody,
-          attempt.at,
-          succeeded,
-          options.maxAttempts,
-          options.nextAttemptAt,
-          JSON.stringify([entry]),
-          delivery.id,
-        ],
-      );
-      const row = updated.rows[0] as { status: DeliveryStatus; attempt_count: number } | undefined;
-      if (!row) return null;
-      const eventStatus = await this.refreshEventStatus(trx, delivery.eventId);
-      const deadLettered = eventStatus === 'dead_letter' && before.status !== 'dead_letter';
-      if (deadLettered) {
-        await trx.raw(`insert into dead_letter_alerts (endpoint_id, event_id) values (?, ?)`, [
-          before.endpoint_id,
-          delivery.eventId,
-        ]);
-      }
-      return {
-        deliveryStatus: row.status,
-        attemptCount: row.attempt_count,
-        eventStatus,
-        deadLettered,
-        endpointId: before.endpoint_id,
-      };
+    return this.records.submit({ delivery, attempt, options });
+  }
+
+  private async recordBatch(records: AttemptRecord[]): Promise<(RecordedAttempt | null)[]> {
+    // A delivery twice in one batch (a duplicate job run) is recorded once: the later copy finds it finished.
+    const firstOfId = new Map<string, number>();
+    records.forEach((record, index) => {
+      if (!firstOfId.has(record.delivery.id)) firstOfId.set(record.delivery.id, index);
     });
+    const unique = [...firstOfId.values()].map((index) => records[index]);
+    const eventIds = [...new Set(unique.map((record) => record.delivery.eventId))].sort();
+    const results = await this.knex.transaction(async (trx) => {
+      const locked = await trx.raw(
+        `select id, status, endpoint_id from events where id = any(?::uuid[]) order by id for update`,
+        [eventIds],
+      );
+      const before = new Map<string, { status: EventStatus; endpoint_id: string }>(
+        locked.rows.map((row: { id: string; status: EventStatus; endpoint_id: string }) => [row.id, row]),
+      );
+      const updated = await trx.raw(RECORD_ATTEMPTS_SQL, attemptColumns(unique));
+      const moved = new Map<string, { event_id: string; status: DeliveryStatus; attempt_count: number }>(
+        updated.rows.map(
+          (row: { id: string; event_id: string; status: DeliveryStatus; attempt_count: number }) => [
+            row.id,
+            row,
+          ],
+        ),
+      );
+      const movedEvents = [...new Set([...moved.values()].map((row) => row.event_id))];
+      const statuses = new Map<string, EventStatus>();
+      if (movedEvents.length > 0) {
+        const refreshed = await trx.raw(EVENT_STATUS_SQL, [movedEvents]);
+        for (const row of refreshed.rows as { id: string; status: EventStatus }[])
+          statuses.set(row.id, row.status);
+      }
+      const deadLettered = movedEvents.filter(
+        (id) => statuses.get(id) === 'dead_letter' && before.get(id)?.status !== 'dead_letter',
+      );
+      if (deadLettered.length > 0) {
+        await trx.raw(
+          `insert into dead_letter_alerts (endpoint_id, event_id)
+           select endpoint_id, id from events where id = any(?::uuid[])`,
+          [deadLettered],
+        );
+      }
+      const alerted = new Set<string>();
+      return new Map(
+        [...moved].map(([id, row]): [string, RecordedAttempt] => {
+          // Only the first delivery of a newly dead event carries the alert.
+          const newlyDead = deadLettered.includes(row.event_id) && !alerted.has(row.event_id);
+          if (newlyDead) alerted.add(row.event_id);
+          return [
+            id,
+            {
+              deliveryStatus: row.status,
+              attemptCount: row.attempt_count,
+              eventStatus: statuses.get(row.event_id) ?? (before.get(row.event_id)?.status as EventStatus),
+              deadLettered: newlyDead,
+              endpointId: before.get(row.event_id)?.endpoint_id as string,
+            },
+          ];
+        }),
+      );
+    });
+    return records.map((record, index) =>
+      firstOfId.get(record.delivery.id) === index ? (results.get(record.delivery.id) ?? null) : null,
+    );
   }
 
   /** Closes a delivery without sending: its destination was removed or deactivated during its retries. */
@@ -169,14 +262,6 @@ export class DeliveryRepository {
       { at: new Date(), responseCode: null, responseBody: null, durationMs: 0, error: reason },
       { maxAttempts: 0, nextAttemptAt: null },
     );
-  }
-
-  private async refreshEventStatus(
-    trx: ReturnType<EntityManager['getKnex']>,
-    eventId: string,
-  ): Promise<EventStatus> {
-    const result = await trx.raw(EVENT_STATUS_SQL, [eventId, eventId]);
-    return result.rows[0].status;
   }
 
   /** Deliveries still owed an attempt whose due time passed `graceSeconds` ago: their job may be lost. */

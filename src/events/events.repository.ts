@@ -50,6 +50,9 @@ const EVENT_COLUMNS = `id, endpoint_id, status, method, headers, query, body_tex
 const DELIVERY_COLUMNS = `id, event_id, destination_id, destination_url, status, attempt_count, response_code,
   response_body, attempts, ${iso('last_attempted_at')} as last_attempted_at, ${iso('created_at')} as created_at`;
 
+/** With `q`, matches are counted up to this many (see listPage). */
+export const SEARCH_COUNT_CAP = 10_000;
+
 /** `%`, `_` and `\` match themselves inside an ILIKE pattern. */
 export function likeContains(text: string): string {
   return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
@@ -91,26 +94,36 @@ export class EventsRepository {
     return { sql: conditions.join(' and '), bindings };
   }
 
-  /** One page, newest first (received_at, then id, descending), and the number of all matching events. */
+  /**
+   * One page, newest first (received_at, then id, descending), and the number of matching events.
+   * Without `q` the count is exact (an index-only scan of the endpoint's index). A substring search
+   * cannot be counted from an index, so with `q` it counts at most SEARCH_COUNT_CAP matches (`capped`
+   * says the real number is larger): a common word among a million events stays fast.
+   */
   async listPage(
     endpointId: string,
     filters: EventFilters,
     page: number,
     limit: number,
-  ): Promise<{ rows: EventRow[]; total: number }> {
+  ): Promise<{ rows: EventRow[]; total: number; capped: boolean }> {
     const where = this.where(endpointId, filters);
+    const counted =
+      filters.q === undefined
+        ? { sql: `select count(*)::int as total from events where ${where.sql}`, bindings: where.bindings }
+        : {
+            sql: `select count(*)::int as total from (select 1 from events where ${where.sql} limit ?) matched`,
+            bindings: [...where.bindings, SEARCH_COUNT_CAP + 1],
+          };
     const [rows, [count]] = await Promise.all([
       this.rows<EventRow>(
         `select ${EVENT_COLUMNS} from events where ${where.sql}
          order by events.received_at desc, events.id desc limit ? offset ?`,
         [...where.bindings, limit, (page - 1) * limit],
       ),
-      this.rows<{ total: number }>(
-        `select count(*)::int as total from events where ${where.sql}`,
-        where.bindings,
-      ),
+      this.rows<{ total: number }>(counted.sql, counted.bindings),
     ]);
-    return { rows, total: count.total };
+    const capped = filters.q !== undefined && count.total > SEARCH_COUNT_CAP;
+    return { rows, total: capped ? SEARCH_COUNT_CAP : count.total, capped };
   }
 
   async findInEndpoint(endpointId: string, eventId: string): Promise<EventRow | null> {

@@ -24,10 +24,16 @@ export class EventsService {
       to: query.to === undefined ? undefined : (parseInstant(query.to) ?? undefined),
       q: query.q === undefined || query.q === '' ? undefined : query.q,
     };
-    const { rows, total } = await this.events.listPage(endpointId, filters, query.page, query.limit);
+    const { rows, total, capped } = await this.events.listPage(endpointId, filters, query.page, query.limit);
     return {
       events: rows.map(toEventDto),
-      pagination: { page: query.page, limit: query.limit, total, pages: Math.ceil(total / query.limit) },
+      pagination: {
+        page: query.page,
+        limit: query.limit,
+        total,
+        pages: Math.ceil(total / query.limit),
+        ...(capped ? { total_capped: true } : {}),
+      },
     };
   }
 

@@ -27,7 +27,8 @@ export function changesChannel(prefix: string): string {
 /**
  * Publishes event changes for the real-time dashboard through Redis, so that every API process sees
  * what any process captured or delivered: each change is appended to the endpoint's stream (kept
- * STREAM_HISTORY_MS, for Last-Event-ID resume) and announced on one pub/sub channel with its stream id.
+ * STREAM_HISTORY_MS, for Last-Event-ID resume) and announced on one pub/sub channel with its stream id
+ * (one message per flush, holding an array of the changes).
  * Best effort: a Redis outage never fails a capture or a delivery.
  */
 @Injectable()
@@ -70,12 +71,12 @@ export class EventChangePublisher {
     pipeline
       .exec()
       .then((results) => {
-        const announced = this.redis.pipeline();
-        results?.forEach(([error, id], index) => {
-          if (!error)
-            announced.publish(changesChannel(this.prefix), JSON.stringify({ id, ...changes[index] }));
-        });
-        return announced.exec();
+        const streamed = (results ?? []).flatMap(([error, id], index) =>
+          error ? [] : [{ id: id as string, ...changes[index] }],
+        );
+        // One message for everything flushed together: subscribers parse one payload per flush.
+        if (streamed.length > 0)
+          return this.redis.publish(changesChannel(this.prefix), JSON.stringify(streamed));
       })
       .catch((error: Error) => this.logger.warn(`real-time publish failed: ${error.message}`));
   }

@@ -79,12 +79,15 @@ export class EventStreamService implements OnModuleInit, OnApplicationShutdown {
   }
 
   private dispatch(message: string): void {
-    let change: StreamedChange;
+    let changes: StreamedChange[];
     try {
-      change = JSON.parse(message) as StreamedChange;
+      changes = JSON.parse(message) as StreamedChange[];
     } catch {
       return;
     }
-    for (const listener of this.listeners.get(change.endpointId) ?? []) listener(change);
+    if (!Array.isArray(changes)) return;
+    for (const change of changes) {
+      for (const listener of this.listeners.get(change.endpointId) ?? []) listener(change);
+    }
   }
 }

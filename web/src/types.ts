@@ -81,6 +81,8 @@ export interface Pagination {
   limit: number;
   total: number;
   pages: number;
+  /** A search matched more than `total` events (the API counts searches up to 10,000). */
+  total_capped?: boolean;
 }
 
 export interface EventFilters {

@@ -116,6 +116,8 @@ export async function registerCaptureRoute(app: NestFastifyApplication, env: Env
       method: CAPTURE_METHODS,
       url: '/in/:token',
       exposeHeadRoute: false,
+      // Helmet's browser security headers are for pages; captures answer machines, on the hot path.
+      config: { helmet: { skipRoute: true } },
       handler: async (request, reply) => {
         let body = request.body as Buffer | undefined;
         if (body === undefined && hasBody(request)) body = await readBody(request.raw, limit);

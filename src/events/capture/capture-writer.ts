@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../../config/environment';
 import { DeliveryQueue } from '../../delivery/delivery-queue.service';
 import { CaptureRepository, type NewCapture, type StoreOutcome } from './capture.repository';
-import { GroupCommit } from './group-commit';
+import { GroupCommit } from '../../common/group-commit';
 
 /**
  * Connections of the capture pool, and so batches committed at once. Two measured better than four on

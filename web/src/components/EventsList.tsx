@@ -337,7 +337,10 @@ export function EventsList({
             <span aria-hidden="true">←</span> Previous
           </button>
           <span data-testid="page-info" aria-live="polite">
-            Page {filters.page} of {pages} · {plural(pagination.total, 'event')}
+            Page {filters.page} of {pagination.total_capped ? `${pages}+` : pages} ·{' '}
+            {pagination.total_capped
+              ? `more than ${pagination.total} events`
+              : plural(pagination.total, 'event')}
           </span>
           <button
             type="button"

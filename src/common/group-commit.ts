@@ -21,7 +21,7 @@ interface Waiting<TItem, TResult> {
 }
 
 /**
- * Group commit: items submitted while every slot is busy wait together and are committed as one batch
+ * Group commit (used by the capture writer and the delivery repository): items submitted while every slot is busy wait together and are committed as one batch
  * as soon as a slot frees up. At low load an item is committed alone at once (no timer adds latency);
  * under load, batches grow with the queue, so one commit serves many requests. Each submitter's promise
  * settles only after the commit of its batch: with its own result, or with the batch's error.
