@@ -285,6 +285,34 @@ describe('events API', () => {
     });
   });
 
+  describe('counting from event_counts', () => {
+    it('stays exact through many small writes, status changes, folding and the endpoint deletion', async () => {
+      const endpoint = await createEndpoint('Counted');
+      for (let n = 0; n < 250; n++)
+        await capture(endpoint.token, `{"n":${n}}`, minutes(n), n % 5 === 0 ? 'failed' : 'delivered');
+      const deltas = async () =>
+        (await db.query('select count(*)::int as n from event_counts where endpoint_id = $1', [endpoint.id]))
+          .rows[0].n;
+      expect(await deltas()).toBeGreaterThan(200); // one insert and one status update per capture
+
+      const total = async (query = '') =>
+        (await call('GET', `/api/endpoints/${endpoint.id}/events?limit=1${query}`)).body.pagination.total;
+      expect(await total()).toBe(250);
+      expect(await total('&status=failed')).toBe(50);
+      expect(await total('&status=delivered')).toBe(200);
+      // That read folded the deltas, after answering.
+      for (let tries = 0; (await deltas()) > 2 && tries < 50; tries++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(await deltas()).toBe(2);
+      expect([await total(), await total('&status=failed')]).toEqual([250, 50]);
+
+      await db.query(`delete from events where endpoint_id = $1 and status = 'failed'`, [endpoint.id]);
+      expect([await total(), await total('&status=failed')]).toEqual([200, 0]);
+      expect((await call('DELETE', `/api/endpoints/${endpoint.id}`)).status).toBe(200);
+      expect(await deltas()).toBe(0);
+    });
+  });
+
   describe('one event and its deliveries', () => {
     let endpoint: { id: string; token: string };
 

@@ -28,7 +28,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 /**
  * Drains the outbox: deliveries the database still owes an attempt and whose job is not in Redis
  * (enqueue failed while Redis was down, Redis restarted without its data, a job exhausted by stalls)
- * are enqueued again, continuing their retry schedule; unsent dead-letter alerts likewise.
+ * are enqueued again, continuing their retry schedule; unsent dead-letter alerts likewise. It also folds
+ * the event-count deltas of busy endpoints.
  */
 @Injectable()
 export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -81,5 +82,6 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
     for (const endpointId of await this.alerts.endpointsWithOverdueAlerts(OVERDUE_GRACE_S, ALERT_WINDOW_MS)) {
       await withTimeout(this.alertScheduler.schedule(endpointId), REDIS_TIMEOUT_MS);
     }
+    await this.deliveries.foldEventCounts();
   }
 }

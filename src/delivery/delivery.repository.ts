@@ -1,6 +1,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { GroupCommit } from '../common/group-commit';
+import { EVENT_COUNTS_FOLD_AT, foldEventCounts } from '../events/event-counts';
 import type { EventStatus } from '../events/event.entity';
 import type { AttemptOutcome } from './delivery-sender';
 import type { DeliveryAttempt, DeliveryStatus } from './delivery.entity';
@@ -276,6 +277,11 @@ export class DeliveryRepository {
       id: row.id,
       attemptCount: row.attempt_count,
     }));
+  }
+
+  /** Folds the event-count deltas of busy endpoints (see event-counts.ts). */
+  foldEventCounts(): Promise<void> {
+    return foldEventCounts(this.knex, EVENT_COUNTS_FOLD_AT);
   }
 
   /** Moves the sweeper's next look at these deliveries `seconds` ahead. */

@@ -1,6 +1,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import type { DeliveryAttempt, DeliveryStatus } from '../delivery/delivery.entity';
+import { countEvents } from './event-counts';
 import type { EventStatus } from './event.entity';
 
 export interface EventRow {
@@ -96,9 +97,9 @@ export class EventsRepository {
 
   /**
    * One page, newest first (received_at, then id, descending), and the number of matching events.
-   * Without `q` the count is exact (an index-only scan of the endpoint's index). A substring search
-   * cannot be counted from an index, so with `q` it counts at most SEARCH_COUNT_CAP matches (`capped`
-   * says the real number is larger): a common word among a million events stays fast.
+   * Without `q` the count is exact. A substring search cannot be counted from an index, so with `q` it
+   * counts at most SEARCH_COUNT_CAP matches (`capped` says the real number is larger): a common word
+   * among a million events stays fast.
    */
   async listPage(
     endpointId: string,
@@ -107,23 +108,40 @@ export class EventsRepository {
     limit: number,
   ): Promise<{ rows: EventRow[]; total: number; capped: boolean }> {
     const where = this.where(endpointId, filters);
-    const counted =
-      filters.q === undefined
-        ? { sql: `select count(*)::int as total from events where ${where.sql}`, bindings: where.bindings }
-        : {
-            sql: `select count(*)::int as total from (select 1 from events where ${where.sql} limit ?) matched`,
-            bindings: [...where.bindings, SEARCH_COUNT_CAP + 1],
-          };
-    const [rows, [count]] = await Promise.all([
+    const [rows, total] = await Promise.all([
       this.rows<EventRow>(
         `select ${EVENT_COLUMNS} from events where ${where.sql}
          order by events.received_at desc, events.id desc limit ? offset ?`,
         [...where.bindings, limit, (page - 1) * limit],
       ),
-      this.rows<{ total: number }>(counted.sql, counted.bindings),
+      this.count(endpointId, filters, where),
     ]);
-    const capped = filters.q !== undefined && count.total > SEARCH_COUNT_CAP;
-    return { rows, total: capped ? SEARCH_COUNT_CAP : count.total, capped };
+    const capped = filters.q !== undefined && total > SEARCH_COUNT_CAP;
+    return { rows, total: capped ? SEARCH_COUNT_CAP : total, capped };
+  }
+
+  /**
+   * The endpoint's events, or those of one status: exact, from the event_counts deltas. With a time
+   * range: an index-only count. With `q`: at most SEARCH_COUNT_CAP + 1.
+   */
+  private async count(
+    endpointId: string,
+    filters: EventFilters,
+    where: { sql: string; bindings: unknown[] },
+  ): Promise<number> {
+    if (filters.q === undefined && filters.from === undefined && filters.to === undefined)
+      return countEvents(this.em.getKnex(), endpointId, filters.status);
+    const [{ total }] =
+      filters.q === undefined
+        ? await this.rows<{ total: number }>(
+            `select count(*)::int as total from events where ${where.sql}`,
+            where.bindings,
+          )
+        : await this.rows<{ total: number }>(
+            `select count(*)::int as total from (select 1 from events where ${where.sql} limit ?) matched`,
+            [...where.bindings, SEARCH_COUNT_CAP + 1],
+          );
+    return total;
   }
 
   async findInEndpoint(endpointId: string, eventId: string): Promise<EventRow | null> {
