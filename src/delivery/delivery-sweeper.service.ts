@@ -7,6 +7,7 @@ import { AlertsRepository } from '../mail/alerts.repository';
 import { DELIVERY_QUEUE, type DeliveryJob } from './delivery-jobs';
 import { DeliveryQueue } from './delivery-queue.service';
 import { DeliveryRepository } from './delivery.repository';
+import { withRedisTimeout } from '../common/redis-timeout';
 
 const SWEEP_INTERVAL_MS = 5000;
 /** A delivery this late past its due time has probably lost its job (Redis restarted, enqueue failed). */
@@ -15,15 +16,6 @@ const OVERDUE_GRACE_S = 10;
 const RECHECK_AFTER_S = 30;
 const SWEEP_BATCH = 500;
 const REDIS_TIMEOUT_MS = 2000;
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) =>
-      setTimeout(() => reject(new Error(`Redis did not answer in ${ms} ms`)), ms).unref(),
-    ),
-  ]);
-}
 
 /**
  * Drains the outbox: deliveries the database still owes an attempt and whose job is not in Redis
@@ -61,7 +53,7 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
   async sweep(): Promise<void> {
     const overdue = await this.deliveries.findOverdue(OVERDUE_GRACE_S, SWEEP_BATCH);
     if (overdue.length > 0) {
-      const jobs = await withTimeout(
+      const jobs = await withRedisTimeout(
         Promise.all(overdue.map((delivery) => this.queue.getJob(delivery.id))),
         REDIS_TIMEOUT_MS,
       );
@@ -71,7 +63,7 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
         await job?.remove();
         lost.push({ id: overdue[index].id, priorAttempts: overdue[index].attemptCount });
       }
-      await withTimeout(this.producer.enqueue(lost), REDIS_TIMEOUT_MS);
+      await withRedisTimeout(this.producer.enqueue(lost), REDIS_TIMEOUT_MS);
       await this.deliveries.postpone(
         overdue.map((delivery) => delivery.id),
         RECHECK_AFTER_S,
@@ -80,7 +72,7 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
         this.logger.warn({ count: lost.length }, 're-enqueued deliveries whose job was lost');
     }
     for (const endpointId of await this.alerts.endpointsWithOverdueAlerts(OVERDUE_GRACE_S, ALERT_WINDOW_MS)) {
-      await withTimeout(this.alertScheduler.schedule(endpointId), REDIS_TIMEOUT_MS);
+      await withRedisTimeout(this.alertScheduler.schedule(endpointId), REDIS_TIMEOUT_MS);
     }
     await this.deliveries.foldEventCounts();
   }

@@ -5,6 +5,7 @@ import type { Job, Queue } from 'bull';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Environment } from '../config/environment';
 import { DELIVERY_QUEUE, type DeliveryBackoffOptions, type DeliveryJob } from '../delivery/delivery-jobs';
+import { withRedisTimeout } from '../common/redis-timeout';
 
 /** What became of one request to a capture URL. */
 export const CAPTURE_OUTCOMES = [
@@ -61,15 +62,6 @@ export function dueSince(job: WaitingJob, retryDelaysMs: number[]): number {
       : 0;
   const index = Math.min(retryDelaysMs.length, job.attemptsMade + prior) - 1;
   return Math.max(added, job.processedOn + (retryDelaysMs[Math.max(0, index)] ?? 0));
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) =>
-      setTimeout(() => reject(new Error(`Redis did not answer in ${ms} ms`)), ms).unref(),
-    ),
-  ]);
 }
 
 /**
@@ -171,7 +163,7 @@ export class Metrics {
   /** The queue's counts and its oldest waiting job; null (the gauges are left out) when Redis does not answer. */
   private async readQueue(): Promise<QueueReading | null> {
     try {
-      const [counts, [next]] = await withTimeout(
+      const [counts, [next]] = await withRedisTimeout(
         Promise.all([this.queue.getJobCounts(), this.queue.getWaiting(0, 0)]),
         QUEUE_READ_TIMEOUT_MS,
       );

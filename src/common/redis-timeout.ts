@@ -1,0 +1,9 @@
+/** Rejects when Redis has not answered `promise` within `ms` (an outage must not hang the caller). */
+export function withRedisTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) =>
+      setTimeout(() => reject(new Error(`Redis did not answer in ${ms} ms`)), ms).unref(),
+    ),
+  ]);
+}
