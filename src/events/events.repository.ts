@@ -52,7 +52,7 @@ const DELIVERY_COLUMNS = `id, event_id, destination_id, destination_url, status,
   response_body, attempts, ${iso('last_attempted_at')} as last_attempted_at, ${iso('created_at')} as created_at`;
 
 /** With `q`, matches are counted up to this many (see listPage). */
-export const SEARCH_COUNT_CAP = 10_000;
+export const SEARCH_COUNT_CAP = 1000;
 
 /** `%`, `_` and `\` match themselves inside an ILIKE pattern. */
 export function likeContains(text: string): string {

@@ -81,7 +81,7 @@ export interface Pagination {
   limit: number;
   total: number;
   pages: number;
-  /** A search matched more than `total` events (the API counts searches up to 10,000). */
+  /** A search matched more than `total` events (the API counts searches up to 1,000). */
   total_capped?: boolean;
 }
 

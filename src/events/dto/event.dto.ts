@@ -75,13 +75,13 @@ export class PaginationDto {
   page!: number;
   /** @example 50 */
   limit!: number;
-  /** Events matching the filters; with `q`, at most 10,000 (see total_capped). */
+  /** Events matching the filters; with `q`, at most 1,000 (see total_capped). */
   total!: number;
   /** ceil(total / limit); 0 when nothing matches. */
   pages!: number;
   /**
-   * Present (true) when `q` matched more than 10,000 events: `total` and `pages` then count the first
-   * 10,000 matches, and later pages can still be read. A substring search is not counted in full, so that a
+   * Present (true) when `q` matched more than 1,000 events: `total` and `pages` then count the first
+   * 1,000 matches, and later pages can still be read. A substring search is not counted in full, so that a
    * common word stays fast among millions of events.
    */
   total_capped?: boolean;
