@@ -1,0 +1,119 @@
+// Load generation with autocannon (in this process), and the request bodies of the benchmark.
+const autocannon = require('autocannon');
+const { performance } = require('node:perf_hooks');
+
+const now = () => performance.timeOrigin + performance.now();
+
+/** A Stripe-like invoice.paid body padded to exactly `bytes` bytes; `marker` adds "bench_seq". */
+function webhookBody(bytes = 1024, marker) {
+  const head = {
+    id: 'evt_1QbenchA9f7e97965d6cf',
+    object: 'event',
+    api_version: '2024-06-20',
+    created: 1795407398,
+    type: 'invoice.paid',
+    ...(marker === undefined ? {} : { bench_seq: marker }),
+    data: {
+      object: {
+        id: 'in_1Qbench419a1fa4571e3032',
+        object: 'invoice',
+        amount_due: 17700,
+        amount_paid: 17700,
+        currency: 'usd',
+        customer: 'cus_a9f7e97965d6cf',
+        customer_email: 'user1@example.com',
+        billing_reason: 'subscription_cycle',
+        status: 'paid',
+        subscription: 'sub_0cf81f9038402e85910cfad1',
+        description: '',
+      },
+    },
+    livemode: false,
+  };
+  const empty = Buffer.byteLength(JSON.stringify(head));
+  head.data.object.description = 'x'.repeat(Math.max(0, bytes - empty));
+  return JSON.stringify(head);
+}
+
+const HEADERS = {
+  'content-type': 'application/json; charset=utf-8',
+  'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
+  'stripe-signature': 't=1795407398,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd',
+};
+
+/** One autocannon run; resolves with its result. */
+function run(options) {
+  return new Promise((resolve, reject) => {
+    const instance = autocannon({ timeout: 10, ...options }, (error, result) =>
+      error ? reject(error) : resolve(result),
+    );
+    // Uncounted: autocannon reports each response in the result; nothing to print while running.
+    instance.on('error', () => undefined);
+  });
+}
+
+/** The figures of a run that the report uses. */
+function summarize(result) {
+  const ok = result['2xx'];
+  return {
+    requests: result.requests.total,
+    ok,
+    perSecond: ok / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+    non2xx: result.non2xx,
+    socketErrors: result.errors,
+    timeouts: result.timeouts,
+    durationS: result.duration,
+  };
+}
+
+/** A constant-body POST load (scenario 1, the soak, the drain burst). */
+async function constantLoad(url, { connections, duration, amount, overallRate, body }) {
+  const result = await run({
+    url,
+    method: 'POST',
+    headers: HEADERS,
+    body,
+    connections,
+    ...(duration === undefined ? {} : { duration }),
+    ...(amount === undefined ? {} : { amount }),
+    ...(overallRate === undefined ? {} : { overallRate }),
+  });
+  return summarize(result);
+}
+
+/**
+ * A load whose every body carries a unique "bench_seq" marker; the time each 2xx response arrives is
+ * recorded by marker, so that the sink's arrival time of the same marker gives capture-to-attempt latency.
+ */
+async function markedLoad(url, { connections, duration, overallRate, firstMarker }) {
+  let next = firstMarker;
+  const answeredAt = new Map();
+  let unmatched = 0;
+  const result = await run({
+    url,
+    connections,
+    duration,
+    overallRate,
+    requests: [
+      {
+        method: 'POST',
+        headers: HEADERS,
+        setupRequest(request, context) {
+          context.marker = next++;
+          return { ...request, body: webhookBody(1024, context.marker) };
+        },
+        onResponse(status, _body, context) {
+          if (status >= 200 && status < 300 && context.marker !== undefined)
+            answeredAt.set(context.marker, now());
+          else if (status >= 200 && status < 300) unmatched += 1;
+        },
+      },
+    ],
+  });
+  return { ...summarize(result), answeredAt, unmatched, nextMarker: next };
+}
+
+module.exports = { webhookBody, constantLoad, markedLoad, now };

@@ -1,0 +1,750 @@
+#!/usr/bin/env node
+/* global AbortSignal */
+// `npm run bench`: the performance benchmark of Hooktrail (issue 7). Self-contained: it starts the
+// production build (APP_ROLE=all, one process) with a database and Redis prefix of its own, an HTTPS sink
+// and the reference server ../shared/bench/baseline-capture.js, runs the scenarios with autocannon, prints
+// ONE table, writes it to bench/results/latest.md, and removes what it made (processes, databases, keys).
+//
+// Environment (all optional):
+//   BENCH_POSTGRES_URL  postgres://postgres@127.0.0.1:5432   server for the two databases it creates
+//   BENCH_REDIS_URL     redis://127.0.0.1:6379
+//   BENCH_SCENARIOS     capture,delivery,soak,reads          a subset to run only those
+//   BENCH_CAPTURE_SECONDS 20   BENCH_CONNECTIONS 50          scenario 1
+//   BENCH_SOAK_SECONDS  300                                   scenario 4 (RSS after it vs after 1 minute)
+//   BENCH_READ_EVENTS   1000000                               scenario 3
+//   BENCH_SEED_DURING_SOAK 1   seed scenario 3's events while the soak runs (0: one after the other)
+//   BENCH_CPU_PROF      1 to write a V8 CPU profile of the service to bench/results/profiles
+//                       (read it with `node bench/profile-top.js <file>`)
+//   BENCH_APP_ROLE      all; `api` measures capture without the delivery worker (diagnosis only)
+//   BENCH_SERVICE_ENTRY another build's main.js, relative to the repository (diagnosis only)
+//   BENCH_SETUP_SQL     SQL run on the service's database before the scenarios (diagnosis only)
+//   BENCH_NODE_OPTIONS  NODE_OPTIONS for the service, e.g. --max-old-space-size=192 (diagnosis only)
+//   BENCH_BASELINE      the reference server (default ../shared/bench/baseline-capture.js beside the clone)
+//   BENCH_KEEP_DATABASE 1 to keep the service's database (to EXPLAIN queries on it); dropped otherwise
+const { randomBytes, createHash } = require('node:crypto');
+const { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync } = require('node:fs');
+const { tmpdir, loadavg, availableParallelism } = require('node:os');
+const { join, resolve } = require('node:path');
+const { setTimeout: sleep } = require('node:timers/promises');
+const Queue = require('bull');
+const Redis = require('ioredis');
+const { Client, Pool } = require('pg');
+const selfsigned = require('selfsigned');
+const {
+  ROOT,
+  startNode,
+  waitForHttp,
+  stopProcess,
+  sampleRss,
+  startSink,
+  cpuMeter,
+} = require('./lib/processes');
+const { webhookBody, constantLoad, markedLoad, now } = require('./lib/load');
+const { insertChunkSql, rareEvent, COMMON_WORD } = require('./lib/seed');
+const { percentile, ms, mb, count, rate, machine, table } = require('./lib/report');
+
+const env = process.env;
+const number = (name, fallback) =>
+  env[name] === undefined || env[name] === '' ? fallback : Number(env[name]);
+const CONFIG = {
+  postgresUrl: (env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, ''),
+  redisUrl: env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  scenarios: new Set(
+    (env.BENCH_SCENARIOS ?? 'capture,delivery,soak,reads').split(',').map((name) => name.trim()),
+  ),
+  captureSeconds: number('BENCH_CAPTURE_SECONDS', 20),
+  connections: number('BENCH_CONNECTIONS', 50),
+  warmupSeconds: 3,
+  drainEvents: 20_000,
+  steadyRate: 200,
+  steadySeconds: 30,
+  soakSeconds: number('BENCH_SOAK_SECONDS', 300),
+  soakRate: 500,
+  soakConnections: 20,
+  readEvents: number('BENCH_READ_EVENTS', 1_000_000),
+  readRequests: 200,
+  seedDuringSoak: env.BENCH_SEED_DURING_SOAK !== '0',
+  cpuProfile: env.BENCH_CPU_PROF === '1',
+  keepDatabase: env.BENCH_KEEP_DATABASE === '1',
+  /** The whole run stops (and cleans up) past this, whatever happens. */
+  deadlineMs: 25 * 60_000,
+};
+const BASELINE = env.BENCH_BASELINE
+  ? resolve(env.BENCH_BASELINE)
+  : join(ROOT, '..', 'shared', 'bench', 'baseline-capture.js');
+const RESULTS = join(__dirname, 'results');
+const BASELINE_QUEUE_KEY = 'baseline:queue';
+const READ_CASE_BUDGET_MS = 60_000;
+
+const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+const names = {
+  serviceDb: `hooktrail_bench_${runId}`,
+  baselineDb: `hooktrail_bench_${runId}_baseline`,
+  redisPrefix: `hooktrail_bench_${runId}`,
+};
+const started = Date.now();
+const log = (message) =>
+  console.log(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}`);
+
+/** Everything to undo at the end, newest first. */
+const cleanups = [];
+const rows = [];
+const notes = [];
+const ledger = { acknowledged: 0, serviceErrors: 0, inFlightAtStop: 0 };
+
+function addRow(scenario, figure, value, target, ok = null) {
+  rows.push({ scenario, figure, value, target, ok });
+}
+
+async function adminQuery(sql) {
+  const client = new Client({ connectionString: `${CONFIG.postgresUrl}/postgres` });
+  await client.connect();
+  try {
+    return await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+async function api(baseUrl, method, path, { token, body } = {}) {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await response.text();
+  const parsed = text ? JSON.parse(text) : undefined;
+  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
+  return parsed;
+}
+
+function makeCertificate(dir) {
+  const pems = selfsigned.generate([{ name: 'commonName', value: 'Hooktrail bench sink' }], {
+    days: 2,
+    keySize: 2048,
+    algorithm: 'sha256',
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'keyUsage', keyCertSign: true, digitalSignature: true, keyEncipherment: true },
+      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
+    ],
+  });
+  const caFile = join(dir, 'ca.pem');
+  writeFileSync(caFile, pems.cert);
+  return { cert: pems.cert, key: pems.private, caFile };
+}
+
+async function freePort() {
+  const { createServer } = require('node:net');
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Open deliveries (not yet delivered, not dead) of the service's database. */
+async function openDeliveries(db) {
+  const {
+    rows: [row],
+  } = await db.query(
+    `select count(*) filter (where status in ('pending', 'failed'))::int as open,
+            count(*) filter (where status = 'delivered')::int as delivered, count(*)::int as total from deliveries`,
+  );
+  return row;
+}
+
+/** Waits until no delivery is open (bounded by the backlog at ~100/s, at least 60 s); returns the drain. */
+async function waitForDrain(db, label) {
+  const begin = Date.now();
+  if (env.BENCH_APP_ROLE === 'api') return { backlog: 0, delivered: 0, seconds: 0, open: 0 }; // no worker
+  const first = await openDeliveries(db);
+  const limitMs = Math.max(60_000, (first.open / 100) * 1000);
+  let last = first;
+  while (last.open > 0 && Date.now() - begin < limitMs) {
+    await sleep(500);
+    last = await openDeliveries(db);
+  }
+  const seconds = (Date.now() - begin) / 1000;
+  if (last.open > 0) notes.push(`${label}: ${last.open} deliveries still open after ${seconds.toFixed(0)} s`);
+  return { backlog: first.open, delivered: last.delivered - first.delivered, seconds, open: last.open };
+}
+
+// ---------------------------------------------------------------------------------------------- scenarios
+
+/** The PostgreSQL backends serving a database (their CPU is the database's share of a request). */
+const backendsOf = (db, database) => async () =>
+  (
+    await db.query('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [
+      database,
+    ])
+  ).rows.map((row) => row.pid);
+
+/** Runs a load while metering the CPU of a process and of its database's backends: µs per 2xx. */
+async function meteredLoad(url, load, processPid, backends) {
+  const processCpu = cpuMeter(async () => [processPid]);
+  const databaseCpu = cpuMeter(backends);
+  await Promise.all([processCpu.start(), databaseCpu.start()]);
+  const loadAvg = loadavg()[0];
+  const result = await constantLoad(url, load);
+  const [processMs, databaseMs] = await Promise.all([processCpu.stop(), databaseCpu.stop()]);
+  return {
+    ...result,
+    loadAvg,
+    processUs: (processMs * 1000) / Math.max(1, result.ok),
+    databaseUs: (databaseMs * 1000) / Math.max(1, result.ok),
+  };
+}
+
+async function scenarioCapture(context) {
+  const { service, baseline, captureUrl, baselineUrl, db } = context;
+  const load = { connections: CONFIG.connections, body: webhookBody(1024) };
+  log(`scenario 1: reference server, ${CONFIG.connections} connections, ${CONFIG.captureSeconds} s`);
+  await constantLoad(baselineUrl, { ...load, duration: CONFIG.warmupSeconds });
+  const reference = await meteredLoad(
+    baselineUrl,
+    { ...load, duration: CONFIG.captureSeconds },
+    baseline.process.pid,
+    backendsOf(db, names.baselineDb),
+  );
+  await stopProcess(baseline.process);
+
+  log(`scenario 1: Hooktrail, ${CONFIG.connections} connections, ${CONFIG.captureSeconds} s`);
+  const rss = sampleRss(service.pid);
+  const warmup = await constantLoad(captureUrl, { ...load, duration: CONFIG.warmupSeconds });
+  const measured = await meteredLoad(
+    captureUrl,
+    { ...load, duration: CONFIG.captureSeconds },
+    service.pid,
+    backendsOf(db, names.serviceDb),
+  );
+  rss.stop();
+  for (const run of [warmup, measured]) {
+    ledger.acknowledged += run.ok;
+    ledger.serviceErrors += run.errors;
+    ledger.inFlightAtStop += CONFIG.connections;
+  }
+  const ratio = measured.perSecond / reference.perSecond;
+  const scenario = `1. capture, 1 KB POST, ${CONFIG.connections} conn., ${CONFIG.captureSeconds} s`;
+  addRow(scenario, 'Hooktrail requests/s', rate(measured.perSecond));
+  addRow(scenario, 'reference requests/s (same run, same load)', rate(reference.perSecond));
+  addRow(scenario, 'ratio Hooktrail / reference', `${ratio.toFixed(2)}×`, '≥ 1.5×', ratio >= 1.5);
+  addRow(
+    scenario,
+    'Hooktrail latency p50 / p99',
+    `${ms(measured.p50)} / ${ms(measured.p99)}`,
+    'p99 ≤ 50 ms',
+    measured.p99 <= 50,
+  );
+  addRow(scenario, 'reference latency p50 / p99', `${ms(reference.p50)} / ${ms(reference.p99)}`);
+  addRow(
+    scenario,
+    'CPU per stored capture, Hooktrail / reference: Node process + its PostgreSQL backends',
+    `${Math.round(measured.processUs)} + ${Math.round(measured.databaseUs)} µs / ` +
+      `${Math.round(reference.processUs)} + ${Math.round(reference.databaseUs)} µs`,
+  );
+  addRow(
+    scenario,
+    'errors Hooktrail / reference (non-2xx, socket errors, time-outs)',
+    `${measured.errors + warmup.errors} / ${reference.errors}`,
+    '0',
+    measured.errors + warmup.errors === 0,
+  );
+  context.captureRss = rss.peak();
+  notes.push(
+    `Scenario 1: 1-minute load average ${reference.loadAvg.toFixed(1)} before the reference run, ` +
+      `${measured.loadAvg.toFixed(1)} before Hooktrail's (${availableParallelism()} cores; above that, other work shared the machine). ` +
+      `Hooktrail's CPU per capture includes the delivery worker's, which forwards the captures during the load.`,
+  );
+
+  log('scenario 1: waiting for the delivery backlog to drain');
+  const drain = await waitForDrain(db, 'after scenario 1');
+  notes.push(
+    `Scenario 1 left ${count(drain.backlog)} deliveries queued behind the captures (the worker runs in the same ` +
+      `process and delivers during the load); they drained in ${drain.seconds.toFixed(0)} s.`,
+  );
+}
+
+async function scenarioDelivery(context) {
+  const { captureUrl, sink, db, queue } = context;
+  const scenario = '2. delivery to the HTTPS sink';
+  log(`scenario 2: ${count(CONFIG.drainEvents)} captures into a paused queue`);
+  await queue.pause();
+  const burst = await constantLoad(captureUrl, {
+    connections: CONFIG.connections,
+    amount: CONFIG.drainEvents,
+    body: webhookBody(1024),
+  });
+  ledger.acknowledged += burst.ok;
+  ledger.serviceErrors += burst.errors;
+  // Every capture's job is handed to Bull after its commit, without waiting: wait until all are queued.
+  const queuedBy = Date.now() + 30_000;
+  let counts = await queue.getJobCounts();
+  while (counts.paused + counts.waiting < burst.ok && Date.now() < queuedBy) {
+    await sleep(200);
+    counts = await queue.getJobCounts();
+  }
+  await sink.phase('drain');
+  const resumedAt = now();
+  await queue.resume();
+  log('scenario 2: queue resumed, draining');
+  const drainBy = Date.now() + 180_000;
+  let stats = await sink.stats();
+  while ((stats.phases.drain?.count ?? 0) < burst.ok && Date.now() < drainBy) {
+    await sleep(250);
+    stats = await sink.stats();
+  }
+  const drained = stats.phases.drain ?? { count: 0, first: resumedAt, last: resumedAt };
+  const perSecond = drained.count / ((drained.last - resumedAt) / 1000);
+  addRow(
+    scenario,
+    `deliveries/s, ${count(burst.ok)} queued events (resume → last sink request)`,
+    rate(perSecond),
+    '≥ 1,000/s',
+    perSecond >= 1000 && drained.count >= burst.ok,
+  );
+  if (drained.count < burst.ok)
+    notes.push(`Scenario 2: only ${drained.count} of ${burst.ok} deliveries arrived in 180 s.`);
+  notes.push(
+    `Scenario 2 drain: first sink request ${ms(drained.first - resumedAt)} after the resume; ` +
+      `first → last sink request ${rate(drained.count / ((drained.last - drained.first) / 1000))}; ` +
+      `TLS connections the sink accepted so far: ${count(stats.connections)}.`,
+  );
+  await waitForDrain(db, 'after the scenario 2 burst');
+
+  log(
+    `scenario 2: steady ${CONFIG.steadyRate} events/s for ${CONFIG.steadySeconds} s, capture → first attempt`,
+  );
+  await sink.phase('steady');
+  const steady = await markedLoad(captureUrl, {
+    connections: 10,
+    duration: CONFIG.steadySeconds,
+    overallRate: CONFIG.steadyRate,
+    firstMarker: 1,
+  });
+  ledger.acknowledged += steady.ok;
+  ledger.serviceErrors += steady.errors;
+  ledger.inFlightAtStop += 10;
+  const arrivedBy = Date.now() + 60_000;
+  let arrivals = await sink.markers();
+  while ([...steady.answeredAt.keys()].some((marker) => !arrivals.has(marker)) && Date.now() < arrivedBy) {
+    await sleep(500);
+    arrivals = await sink.markers();
+  }
+  const latencies = [];
+  let missing = 0;
+  for (const [marker, answeredAt] of steady.answeredAt) {
+    const arrivedAt = arrivals.get(marker);
+    if (arrivedAt === undefined) missing += 1;
+    else latencies.push(arrivedAt - answeredAt);
+  }
+  const p50 = percentile(latencies, 50);
+  const p99 = percentile(latencies, 99);
+  addRow(
+    scenario,
+    `capture → first attempt at ${CONFIG.steadyRate}/s, p50 / p99 (${count(latencies.length)} events)`,
+    `${ms(p50)} / ${ms(p99)}`,
+    'p50 ≤ 50 ms, p99 ≤ 250 ms',
+    p50 <= 50 && p99 <= 250 && missing === 0,
+  );
+  notes.push(
+    `Scenario 2 steady load: ${rate(steady.perSecond)} achieved, capture p99 ${ms(steady.p99)}; latency = the sink's ` +
+      `arrival time of an event's marker minus the time its capture response reached the load generator` +
+      (missing || steady.unmatched
+        ? ` (${missing} never arrived, ${steady.unmatched} unmatched responses)`
+        : '') +
+      '.',
+  );
+  if (missing > 0) ledger.serviceErrors += missing;
+  await waitForDrain(db, 'after the steady load');
+}
+
+/** Seeds `CONFIG.readEvents` events into `endpointId` (GIN indexes rebuilt after the inserts). */
+async function seedEvents(db, endpointId, concurrently) {
+  const begin = Date.now();
+  const { rows: ginIndexes } = await db.query(
+    `select indexname, indexdef from pg_indexes where tablename = 'events' and indexdef ilike '% using gin %'`,
+  );
+  // Rebuilding a GIN index once is several times faster than growing it by a million rows.
+  for (const index of ginIndexes)
+    await db.query(`drop index ${concurrently ? 'concurrently' : ''} "${index.indexname}"`);
+  const chunk = 100_000;
+  for (let from = 1; from <= CONFIG.readEvents; from += chunk) {
+    await db.query(
+      insertChunkSql(endpointId, from, Math.min(CONFIG.readEvents, from + chunk - 1), CONFIG.readEvents),
+    );
+  }
+  const inserted = (Date.now() - begin) / 1000;
+  log(
+    `scenario 3: ${count(CONFIG.readEvents)} events inserted in ${inserted.toFixed(0)} s; rebuilding GIN indexes`,
+  );
+  await db.query(`set maintenance_work_mem = '512MB'`);
+  for (const index of ginIndexes) {
+    await db.query(
+      concurrently ? index.indexdef.replace(/^CREATE INDEX/i, 'CREATE INDEX CONCURRENTLY') : index.indexdef,
+    );
+  }
+  await db.query('reset maintenance_work_mem');
+  await db.query('vacuum (analyze) events');
+  return { seconds: (Date.now() - begin) / 1000, inserted };
+}
+
+async function scenarioSoak(context, seeding) {
+  const { captureUrl, service, db } = context;
+  const firstMinuteMs = Math.min(60, CONFIG.soakSeconds / 5) * 1000;
+  log(
+    `scenario 4: soak at ${CONFIG.soakRate} requests/s for ${CONFIG.soakSeconds} s${seeding ? ' (scenario 3 seeds meanwhile)' : ''}`,
+  );
+  const rss = sampleRss(service.pid, 1000);
+  const [soak, seeded] = await Promise.all([
+    constantLoad(captureUrl, {
+      connections: CONFIG.soakConnections,
+      duration: CONFIG.soakSeconds,
+      overallRate: CONFIG.soakRate,
+      body: webhookBody(1024),
+    }),
+    seeding ? seeding() : Promise.resolve(null),
+  ]);
+  rss.stop();
+  ledger.acknowledged += soak.ok;
+  ledger.serviceErrors += soak.errors;
+  ledger.inFlightAtStop += CONFIG.soakConnections;
+  const atFirstMinute = rss.medianBetween(firstMinuteMs - 10_000, firstMinuteMs);
+  const atEnd = rss.medianBetween(CONFIG.soakSeconds * 1000 - 10_000, CONFIG.soakSeconds * 1000 + 5000);
+  const growth = (atEnd - atFirstMinute) / atFirstMinute;
+  addRow(
+    '4. memory (RSS of the service)',
+    `peak during scenario 1`,
+    mb(context.captureRss),
+    '≤ 300 MB',
+    context.captureRss === undefined ? null : context.captureRss <= 300 * 1024 * 1024,
+  );
+  addRow(
+    '4. memory (RSS of the service)',
+    `soak ${CONFIG.soakSeconds} s at ${CONFIG.soakRate}/s: after ${firstMinuteMs / 1000} s → at the end`,
+    `${mb(atFirstMinute)} → ${mb(atEnd)} (${growth >= 0 ? '+' : ''}${(growth * 100).toFixed(1)} %)`,
+    '≤ +10 %',
+    growth <= 0.1,
+  );
+  notes.push(
+    `Soak: ${rate(soak.perSecond)} achieved (target ${CONFIG.soakRate}/s), capture p50 ${ms(soak.p50)} / p99 ${ms(soak.p99)}, ` +
+      `${soak.errors} errors; peak RSS in the soak ${mb(rss.peak())}` +
+      (seeded ? `; scenario 3's seeding ran meanwhile (${seeded.seconds.toFixed(0)} s).` : '.'),
+  );
+  await waitForDrain(db, 'after the soak');
+  return seeded;
+}
+
+async function scenarioReads(context, seeded) {
+  const { baseUrl, db, readsEndpoint } = context;
+  const scenario = `3. reads at ${count(CONFIG.readEvents)} events`;
+  if (!seeded) {
+    log(`scenario 3: seeding ${count(CONFIG.readEvents)} events`);
+    seeded = await seedEvents(db, readsEndpoint.id, false);
+  }
+  notes.push(
+    `Scenario 3 seeding: ${count(CONFIG.readEvents)} events (Stripe invoice.paid / charge.succeeded, GitHub push, ` +
+      `Shopify orders/create; about 1.1 KB each; 93 % delivered, 3 % failed, 2 % dead_letter, 2 % received; 90 days) ` +
+      `by INSERT ... SELECT generate_series in ${seeded.inserted.toFixed(0)} s, GIN rebuild + VACUUM ANALYZE, ` +
+      `${seeded.seconds.toFixed(0)} s in all.`,
+  );
+  const session = await api(baseUrl, 'POST', '/api/auth/login', { body: context.credentials });
+  const token = session.accessToken;
+  const rareCustomer = `cus_${createHash('md5').update('hooktrail-rare-customer').digest('hex').slice(0, 14)}`;
+  const weekAgo = new Date(Date.now() - 7 * 86_400_000).toISOString();
+  const cases = [
+    ['first page', ''],
+    ['page 200', '?page=200'],
+    ['status=failed', '?status=failed'],
+    ['from (last 7 days)', `?from=${encodeURIComponent(weekAgo)}`],
+    [`q, a rare id (1 event)`, `?q=${rareCustomer}`],
+    [`q, a common word ("${COMMON_WORD}", 80 %)`, `?q=${COMMON_WORD}`],
+  ];
+  for (const [label, query] of cases) {
+    log(`scenario 3: ${label}`);
+    const path = `/api/endpoints/${readsEndpoint.id}/events${query}`;
+    const timings = [];
+    let body;
+    // Bounded: a case stops after READ_CASE_BUDGET_MS even if not all its requests were made.
+    const caseDeadline = Date.now() + READ_CASE_BUDGET_MS;
+    for (let index = 0; index < CONFIG.readRequests + 5 && Date.now() < caseDeadline; index += 1) {
+      const begin = now();
+      const response = await fetch(`${baseUrl}${path}`, {
+        headers: { authorization: `Bearer ${token}` },
+        signal: AbortSignal.timeout(30_000),
+      });
+      body = await response.json();
+      if (!response.ok) {
+        ledger.serviceErrors += 1;
+        notes.push(`Scenario 3 ${label}: ${response.status} ${JSON.stringify(body).slice(0, 200)}`);
+        break;
+      }
+      if (index >= 5) timings.push(now() - begin);
+    }
+    const p50 = percentile(timings, 50);
+    const p95 = percentile(timings, 95);
+    const target = query.startsWith('?q=') ? 150 : 50;
+    if (timings.length < CONFIG.readRequests) {
+      notes.push(
+        `Scenario 3 ${label}: only ${timings.length} of ${CONFIG.readRequests} requests fitted in ${READ_CASE_BUDGET_MS / 1000} s.`,
+      );
+    }
+    addRow(
+      scenario,
+      `${label}: p50 / p95 (total ${count(body?.pagination?.total)})`,
+      `${ms(p50)} / ${ms(p95)}`,
+      `p95 ≤ ${target} ms`,
+      p95 <= target,
+    );
+    if (query === `?q=${rareCustomer}` && body?.pagination?.total !== 1) {
+      notes.push(
+        `Scenario 3: the rare id matched ${body?.pagination?.total} events, expected 1 (event ${rareEvent(CONFIG.readEvents)}).`,
+      );
+    }
+  }
+}
+
+async function recordLedger(context) {
+  const { db, sink, captureEndpoint } = context;
+  const { rows: events } = await db.query(
+    `select status, count(*)::int as n from events where endpoint_id = $1 group by status`,
+    [captureEndpoint.id],
+  );
+  const byStatus = Object.fromEntries(events.map((row) => [row.status, row.n]));
+  const stored = events.reduce((sum, row) => sum + row.n, 0);
+  const delivered = byStatus.delivered ?? 0;
+  const pending = (byStatus.received ?? 0) + (byStatus.failed ?? 0);
+  const dead = byStatus.dead_letter ?? 0;
+  const deliveries = await openDeliveries(db);
+  const stats = await sink.stats();
+  const balanced = stored === delivered + pending + dead;
+  const noneLost =
+    stored >= ledger.acknowledged &&
+    stored - ledger.acknowledged <= ledger.inFlightAtStop &&
+    stats.unique === deliveries.delivered;
+  addRow(
+    'ledger (all scenarios)',
+    'captured (events in PostgreSQL) = delivered + pending + dead',
+    `${count(stored)} = ${count(delivered)} + ${count(pending)} + ${count(dead)}`,
+    'balanced',
+    balanced,
+  );
+  addRow(
+    'ledger (all scenarios)',
+    'acknowledged 2xx / delivered rows / sink: unique deliveries, repeats',
+    `${count(ledger.acknowledged)} / ${count(deliveries.delivered)} / ${count(stats.unique)}, ${count(stats.duplicates)}`,
+    '2xx ≤ stored; sink = delivered',
+    noneLost,
+  );
+  addRow(
+    'ledger (all scenarios)',
+    'errors (non-2xx, socket errors, time-outs, lost deliveries)',
+    count(ledger.serviceErrors),
+    '0',
+    ledger.serviceErrors === 0,
+  );
+  if (stored > ledger.acknowledged) {
+    notes.push(
+      `Ledger: ${stored - ledger.acknowledged} events were stored whose 2xx the load generator did not read: ` +
+        `requests in flight when a timed autocannon run stopped (at most ${ledger.inFlightAtStop}).`,
+    );
+  }
+}
+
+// ------------------------------------------------------------------------------------------------- main
+
+async function main() {
+  mkdirSync(RESULTS, { recursive: true });
+  const tmp = mkdtempSync(join(tmpdir(), 'hooktrail-bench-'));
+  cleanups.push(async () => rmSync(tmp, { recursive: true, force: true }));
+  const certificate = makeCertificate(tmp);
+  const postgresVersion = (await adminQuery('show server_version')).rows[0].server_version;
+
+  const redis = new Redis(CONFIG.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  await redis.connect();
+  const baselineKeyExisted = (await redis.exists(BASELINE_QUEUE_KEY)) === 1;
+  cleanups.push(async () => {
+    let cursor = '0';
+    let rounds = 0;
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${names.redisPrefix}:*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+      rounds += 1;
+    } while (cursor !== '0' && rounds < 100_000);
+    if (!baselineKeyExisted) await redis.del(BASELINE_QUEUE_KEY);
+    redis.disconnect();
+  });
+
+  const sink = await startSink(certificate.cert, certificate.key);
+  cleanups.push(() => sink.close());
+
+  await adminQuery(`create database "${names.baselineDb}"`);
+  cleanups.push(() => adminQuery(`drop database if exists "${names.baselineDb}" with (force)`));
+  cleanups.push(() =>
+    CONFIG.keepDatabase
+      ? log(`kept the service's database ${names.serviceDb}`)
+      : adminQuery(`drop database if exists "${names.serviceDb}" with (force)`),
+  );
+
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const profileDir = join(RESULTS, 'profiles');
+  const nodeArgs = CONFIG.cpuProfile
+    ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '-r', join(__dirname, 'lib', 'exit-on-term.js')]
+    : [];
+  const serviceEnv = {
+    NODE_ENV: 'production',
+    APP_ROLE: env.BENCH_APP_ROLE || 'all',
+    PORT: String(port),
+    DATABASE_URL: `${CONFIG.postgresUrl}/${names.serviceDb}`,
+    REDIS_URL: CONFIG.redisUrl,
+    REDIS_PREFIX: names.redisPrefix,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    DELIVERY_ALLOW_PRIVATE_NETWORKS: 'true',
+    LOG_LEVEL: 'warn',
+    NODE_EXTRA_CA_CERTS: certificate.caFile,
+    SITE_URL: baseUrl,
+    AUTH_RATE_LIMIT_PER_MIN: '1000',
+    ...(env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: env.BENCH_NODE_OPTIONS } : {}),
+  };
+  const entry = env.BENCH_SERVICE_ENTRY
+    ? resolve(ROOT, env.BENCH_SERVICE_ENTRY)
+    : join(ROOT, 'dist', 'src', 'main.js');
+  log(`starting the service (${entry}) on ${baseUrl}, database ${names.serviceDb}`);
+  const serviceProcess = startNode('service', [...nodeArgs, entry], serviceEnv, { cwd: tmp });
+  cleanups.push(() => stopProcess(serviceProcess));
+  await waitForHttp(serviceProcess, `${baseUrl}/health/ready`, 90_000);
+
+  const basePort = await freePort();
+  const baselineProcess = startNode('reference', [BASELINE], {
+    NODE_PATH: join(ROOT, 'node_modules'),
+    PORT: String(basePort),
+    DATABASE_URL: `${CONFIG.postgresUrl}/${names.baselineDb}`,
+    REDIS_URL: CONFIG.redisUrl,
+  });
+  cleanups.push(() => stopProcess(baselineProcess));
+
+  const credentials = { email: `bench-${runId}@example.com`, password: randomBytes(12).toString('hex') };
+  const session = await api(baseUrl, 'POST', '/api/auth/register', {
+    body: { ...credentials, name: 'Bench' },
+  });
+  const token = session.accessToken;
+  const { endpoint: captureEndpoint } = await api(baseUrl, 'POST', '/api/endpoints', {
+    token,
+    body: { name: 'capture' },
+  });
+  await api(baseUrl, 'POST', `/api/endpoints/${captureEndpoint.id}/destinations`, {
+    token,
+    body: { url: sink.url, secret: 'whsec_bench_secret' },
+  });
+  const { endpoint: readsEndpoint } = await api(baseUrl, 'POST', '/api/endpoints', {
+    token,
+    body: { name: 'reads' },
+  });
+
+  const db = new Pool({ connectionString: serviceEnv.DATABASE_URL, max: 3 });
+  cleanups.push(() => db.end());
+  const queue = new Queue('delivery', CONFIG.redisUrl, { prefix: `${names.redisPrefix}:bull` });
+  cleanups.push(() => queue.close());
+
+  // Diagnosis only: SQL run on the service's database before the scenarios (e.g. to try an index).
+  if (env.BENCH_SETUP_SQL) await db.query(env.BENCH_SETUP_SQL);
+
+  const context = {
+    service: serviceProcess,
+    baseline: { process: baselineProcess },
+    baseUrl,
+    captureUrl: `${baseUrl}/in/${captureEndpoint.public_token}`,
+    baselineUrl: `http://127.0.0.1:${basePort}/in/${captureEndpoint.public_token}`,
+    captureEndpoint,
+    readsEndpoint,
+    credentials,
+    sink,
+    db,
+    queue,
+  };
+  if (CONFIG.scenarios.has('capture')) {
+    await waitForHttp(baselineProcess, `http://127.0.0.1:${basePort}/in/warmup`, 30_000).catch(
+      () => undefined,
+    );
+    await scenarioCapture(context);
+  }
+  await stopProcess(baselineProcess);
+  if (CONFIG.scenarios.has('delivery')) await scenarioDelivery(context);
+  let seeded = null;
+  const reads = CONFIG.scenarios.has('reads');
+  if (CONFIG.scenarios.has('soak')) {
+    const seedMeanwhile =
+      reads && CONFIG.seedDuringSoak ? () => seedEvents(db, readsEndpoint.id, true) : null;
+    seeded = await scenarioSoak(context, seedMeanwhile);
+  }
+  if (reads) await scenarioReads(context, seeded);
+  if (CONFIG.scenarios.has('capture') || CONFIG.scenarios.has('delivery') || CONFIG.scenarios.has('soak')) {
+    await recordLedger(context);
+  }
+
+  const info = machine(postgresVersion);
+  const output = [
+    `## Hooktrail benchmark, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    '',
+    `Machine: ${info.cpus}, ${info.memory} RAM, ${info.os}; Node ${info.node}; PostgreSQL ${info.postgres}. ` +
+      `Service: production build, APP_ROLE=${serviceEnv.APP_ROLE}, one process. Run time ${((Date.now() - started) / 60_000).toFixed(1)} min.`,
+    '',
+    table(rows),
+    '',
+    ...notes.map((note) => `- ${note}`),
+    '',
+  ].join('\n');
+  writeFileSync(join(RESULTS, 'latest.md'), output);
+  writeFileSync(join(RESULTS, 'service-output.log'), serviceProcess.output());
+  return output;
+}
+
+async function cleanup() {
+  while (cleanups.length > 0) {
+    const step = cleanups.pop();
+    try {
+      await Promise.race([step(), sleep(30_000)]);
+    } catch (error) {
+      console.error(`cleanup step failed: ${error.message}`);
+    }
+  }
+}
+
+let finishing = false;
+async function finish(code, message) {
+  if (finishing) return;
+  finishing = true;
+  if (message) console.log(message);
+  log('cleaning up (processes, databases, Redis keys)');
+  await cleanup();
+  process.exit(code);
+}
+
+if (!existsSync(join(ROOT, 'dist', 'src', 'main.js'))) {
+  console.error('dist/src/main.js is missing: run `npm run build` (npm run bench does it for you)');
+  process.exit(1);
+}
+if (!existsSync(BASELINE)) {
+  console.error(`the reference server is missing: ${BASELINE}`);
+  process.exit(1);
+}
+process.on('SIGINT', () => void finish(130, 'interrupted'));
+process.on('SIGTERM', () => void finish(143, 'terminated'));
+setTimeout(
+  () => void finish(1, `the benchmark ran past ${CONFIG.deadlineMs / 60_000} minutes: stopped`),
+  CONFIG.deadlineMs,
+).unref();
+
+main().then(
+  (output) => finish(0, `\n${output}\n(also written to bench/results/latest.md)`),
+  (error) => {
+    console.error(error);
+    void finish(1);
+  },
+);
