@@ -284,12 +284,16 @@ export class DeliveryRepository {
     return foldEventCounts(this.knex, EVENT_COUNTS_FOLD_AT);
   }
 
-  /** Moves the sweeper's next look at these deliveries `seconds` ahead. */
+  /**
+   * Moves the sweeper's next look at these deliveries `seconds` ahead. Rows an attempt is being recorded
+   * on right now are skipped (they need no look), so this never waits on, or deadlocks with, a worker.
+   */
   async postpone(ids: string[], seconds: number): Promise<void> {
     if (ids.length === 0) return;
     await this.knex.raw(
       `update deliveries set next_attempt_at = now() + make_interval(secs => ?)
-       where id = any(?::uuid[]) and status in ('pending', 'failed')`,
+       where id in (select id from deliveries where id = any(?::uuid[]) and status in ('pending', 'failed')
+                    order by id for update skip locked)`,
       [seconds, ids],
     );
   }
