@@ -1,6 +1,12 @@
 import Redis, { type RedisOptions } from 'ioredis';
 import { StartupError } from './startup-error';
 
+/**
+ * The longest wait between two reconnection attempts. Bull's own default grows to 20 s, so after an
+ * outage the queues would resume up to 20 s after Redis is back; with this they resume within a second.
+ */
+const RECONNECT_MAX_DELAY_MS = 1000;
+
 /** ioredis options for a redis:// URL, shared by Bull and the real-time fan-out. */
 export function redisOptions(redisUrl: string): RedisOptions {
   const url = new URL(redisUrl);
@@ -11,6 +17,7 @@ export function redisOptions(redisUrl: string): RedisOptions {
     password: url.password ? decodeURIComponent(url.password) : undefined,
     db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : undefined,
     tls: url.protocol === 'rediss:' ? {} : undefined,
+    retryStrategy: (attempt) => Math.min(attempt * 100, RECONNECT_MAX_DELAY_MS),
   };
 }
 

@@ -31,9 +31,12 @@ export function isolatedEnvironment(overrides: Record<string, string> = {}): Rec
   };
 }
 
+/** Drops the database on the server it lives on (the main test server, or a throwaway cluster). */
 export async function dropDatabase(databaseUrl: string): Promise<void> {
-  const name = new URL(databaseUrl).pathname.slice(1);
-  const client = new Client({ connectionString: `${POSTGRES_URL}/postgres` });
+  const server = new URL(databaseUrl);
+  const name = server.pathname.slice(1);
+  server.pathname = '/postgres';
+  const client = new Client({ connectionString: server.toString() });
   await client.connect();
   try {
     await client.query(`drop database if exists "${name}" with (force)`);

@@ -1,0 +1,90 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { HttpsDestination } from '../support/https-destination';
+import { ThrowawayPostgres } from '../support/postgres-server';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { addDestination, createEndpoint } from '../support/webhook-fixtures';
+import {
+  acknowledgedIds,
+  allDelivered,
+  captureAtRate,
+  duplicateCount,
+  statusCounts,
+  waitForLedger,
+} from './support/ledger';
+
+const RATE_PER_S = 200;
+const BEFORE_MS = 5_000;
+const OUTAGE_MS = 10_000;
+const AFTER_MS = 10_000;
+/** Captures sent this long after PostgreSQL is back must all be stored again. */
+const RECOVERED_WITHIN_MS = 5_000;
+
+describe('reliability: PostgreSQL down under load', () => {
+  let postgres: ThrowawayPostgres;
+  beforeAll(async () => {
+    postgres = await ThrowawayPostgres.start();
+  });
+  afterAll(() => postgres.destroy());
+
+  it(`answers 503 while PostgreSQL is down for ${OUTAGE_MS / 1000} s, never a 2xx for an unstored event, and recovers by itself`, async () => {
+    const destination = await HttpsDestination.start();
+    let sut: TestApp | undefined;
+    try {
+      sut = await startTestApp({
+        DATABASE_URL: postgres.databaseUrl('hooktrail'),
+        DELIVERY_RETRY_DELAYS_MS: '1000,1000,1000,1000',
+      });
+      const fixture = await createEndpoint(sut.url);
+      await addDestination(sut.url, fixture, destination.url);
+
+      const total = (RATE_PER_S * (BEFORE_MS + OUTAGE_MS + AFTER_MS)) / 1000;
+      const load = captureAtRate(fixture.captureUrl, { ratePerS: RATE_PER_S, total });
+      await sleep(BEFORE_MS);
+      await postgres.stopServer('immediate');
+      const down = Date.now();
+      await sleep(OUTAGE_MS);
+      const restarting = Date.now();
+      await postgres.startServer();
+      const back = Date.now();
+      const results = await load;
+      const answeredWhileDown = results.filter(
+        (result) => result.sentAt >= down && result.sentAt + result.durationMs < restarting,
+      );
+      const sentAfterRecovery = results.filter((result) => result.sentAt >= back + RECOVERED_WITHIN_MS);
+      const firstStoredAfter = results.find((result) => result.sentAt >= back && result.status === 200);
+      const ready = await fetch(`${sut.url}/health/ready`);
+      const ids = acknowledgedIds(results);
+      const books = await waitForLedger(sut.env.DATABASE_URL, ids, allDelivered, 60_000);
+      console.log(
+        `PostgreSQL down ${restarting - down} ms, restart took ${back - restarting} ms; captures ${JSON.stringify(statusCounts(results))}; ` +
+          `answered while down ${JSON.stringify(statusCounts(answeredWhileDown))}; ` +
+          `first capture stored ${firstStoredAfter ? firstStoredAfter.sentAt - back : 'never'} ms after PostgreSQL returned; ` +
+          `after +${RECOVERED_WITHIN_MS} ms ${JSON.stringify(statusCounts(sentAfterRecovery))}; ` +
+          `ledger ${JSON.stringify({ ...books, missing: books.missing.length, unaccounted: books.unaccounted.length })}; ` +
+          `destination got ${destination.received.length} requests, ${duplicateCount(destination.received)} duplicates`,
+      );
+
+      // Every answer is a stored event (200) or "retry later" (503, with Retry-After).
+      expect(Object.keys(statusCounts(results)).sort()).toEqual(['200', '503']);
+      expect(
+        results.filter((result) => result.status === 503).every((r) => r.error?.includes('retry later')),
+      ).toBe(true);
+      // While it was down, only 503s: the outage was seen, and no 2xx was given for an event not stored.
+      expect(answeredWhileDown.length).toBeGreaterThan((RATE_PER_S * OUTAGE_MS) / 1000 / 2);
+      expect(statusCounts(answeredWhileDown)).toEqual({ 503: answeredWhileDown.length });
+      // It recovered by itself.
+      expect(statusCounts(sentAfterRecovery)).toEqual({ 200: sentAfterRecovery.length });
+      expect(ready.status).toBe(200);
+      // Every acknowledged capture is an event, and every event was delivered.
+      expect(books).toMatchObject({
+        stored: ids.length,
+        delivered: ids.length,
+        missing: [],
+        unaccounted: [],
+      });
+    } finally {
+      await sut?.close();
+      await destination.close();
+    }
+  }, 150_000);
+});

@@ -1,0 +1,174 @@
+import { Client } from 'pg';
+
+export interface Ledger {
+  /** Capture ids the capture URL acknowledged with a 2xx. */
+  acknowledged: number;
+  /** Of those, the ones that are an event row. */
+  stored: number;
+  delivered: number;
+  deadLetter: number;
+  /** Events neither delivered nor dead-lettered that still have a `pending` or `failed` delivery. */
+  pending: number;
+  /** Acknowledged ids with no event row: lost captures. */
+  missing: string[];
+  /** Stored events that are neither delivered, dead-lettered nor owed an attempt: lost deliveries. */
+  unaccounted: string[];
+}
+
+/**
+ * The books of the at-least-once promise, read straight from PostgreSQL: every acknowledged capture id is
+ * an event row, and every event is `delivered`, `dead_letter`, or has a `pending`/`failed` delivery.
+ */
+export async function ledger(databaseUrl: string, acknowledgedIds: readonly string[]): Promise<Ledger> {
+  const ids = [...new Set(acknowledgedIds)];
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ id: string; status: string; open: boolean }>(
+      `select e.id, e.status,
+              exists (select 1 from deliveries d where d.event_id = e.id and d.status in ('pending', 'failed')) as open
+         from events e
+        where e.id = any($1::uuid[])`,
+      [ids],
+    );
+    const found = new Set(rows.map((row) => row.id));
+    const result: Ledger = {
+      acknowledged: ids.length,
+      stored: rows.length,
+      delivered: 0,
+      deadLetter: 0,
+      pending: 0,
+      missing: ids.filter((id) => !found.has(id)),
+      unaccounted: [],
+    };
+    for (const row of rows) {
+      if (row.status === 'delivered') result.delivered++;
+      else if (row.status === 'dead_letter') result.deadLetter++;
+      else if (row.open) result.pending++;
+      else result.unaccounted.push(row.id);
+    }
+    return result;
+  } finally {
+    await client.end();
+  }
+}
+
+/** How many delivery rows of these events are in each status, e.g. {"delivered": 2000}. */
+export async function deliveryStatusCounts(
+  databaseUrl: string,
+  eventIds: readonly string[],
+): Promise<Record<string, number>> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ status: string; count: number }>(
+      `select status, count(*)::int as count from deliveries where event_id = any($1::uuid[]) group by status`,
+      [[...new Set(eventIds)]],
+    );
+    return Object.fromEntries(rows.map((row) => [row.status, row.count]));
+  } finally {
+    await client.end();
+  }
+}
+
+/** Polls the ledger until `done` holds or `timeoutMs` passes; returns the last reading either way. */
+export async function waitForLedger(
+  databaseUrl: string,
+  acknowledgedIds: readonly string[],
+  done: (books: Ledger) => boolean,
+  timeoutMs: number,
+): Promise<Ledger> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const books = await ledger(databaseUrl, acknowledgedIds);
+    if (done(books) || Date.now() > deadline) return books;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+export const allDelivered = (books: Ledger) =>
+  books.missing.length === 0 && books.delivered === books.acknowledged;
+
+export interface CaptureResult {
+  /** HTTP status, or 0 when the request itself failed (connection refused, time-out). */
+  status: number;
+  id?: string;
+  error?: string;
+  sentAt: number;
+  /** From sending to the end of the answer (or the failure). */
+  durationMs: number;
+}
+
+/**
+ * A bounded open-loop load generator: `total` captures at `ratePerS`, each sent on its own schedule
+ * whatever the previous ones are doing (a stalled service does not slow the sender down), and each
+ * given `requestTimeoutMs` to answer.
+ */
+export async function captureAtRate(
+  captureUrl: string,
+  options: { ratePerS: number; total: number; requestTimeoutMs?: number; body?: (n: number) => string },
+): Promise<CaptureResult[]> {
+  const { ratePerS, total, requestTimeoutMs = 30_000 } = options;
+  const body = options.body ?? ((n: number) => `{"n":${n}}`);
+  const started = Date.now();
+  const inFlight: Promise<CaptureResult>[] = [];
+  for (let n = 0; n < total; n++) {
+    const due = started + (n * 1000) / ratePerS;
+    const wait = due - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    inFlight.push(sendOne(captureUrl, body(n), requestTimeoutMs));
+  }
+  return Promise.all(inFlight);
+}
+
+async function sendOne(captureUrl: string, body: string, timeoutMs: number): Promise<CaptureResult> {
+  const sentAt = Date.now();
+  try {
+    const response = await fetch(captureUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await response.text();
+    let id: string | undefined;
+    try {
+      id = (JSON.parse(text) as { id?: string }).id;
+    } catch {
+      // not JSON: kept as the error below
+    }
+    const durationMs = Date.now() - sentAt;
+    return response.status === 200
+      ? { status: 200, id, sentAt, durationMs }
+      : { status: response.status, error: text, sentAt, durationMs };
+  } catch (error) {
+    return { status: 0, error: (error as Error).message, sentAt, durationMs: Date.now() - sentAt };
+  }
+}
+
+/** The distinct errors of the captures that got no answer (status 0), e.g. a time-out. */
+export const requestErrors = (results: readonly CaptureResult[]): string[] => [
+  ...new Set(results.flatMap((result) => (result.status === 0 && result.error ? [result.error] : []))),
+];
+
+/** Counts of each status, e.g. {"200": 980, "503": 20}. */
+export function statusCounts(results: readonly CaptureResult[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const result of results) counts[result.status] = (counts[result.status] ?? 0) + 1;
+  return counts;
+}
+
+/** The ids the capture URL acknowledged. */
+export const acknowledgedIds = (results: readonly CaptureResult[]): string[] =>
+  results.flatMap((result) => (result.status === 200 && result.id ? [result.id] : []));
+
+/** The `fraction` quantile (0..1) of the capture answer times, in ms. */
+export function latencyQuantile(results: readonly CaptureResult[], fraction: number): number {
+  const sorted = results.map((result) => result.durationMs).sort((a, b) => a - b);
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))];
+}
+
+/** Requests a destination received more than once (the same `hooktrail-id`): at-least-once duplicates. */
+export function duplicateCount(received: readonly { headers: Record<string, unknown> }[]): number {
+  return received.length - new Set(received.map((request) => request.headers['hooktrail-id'])).size;
+}
