@@ -5,20 +5,34 @@ import { Metrics } from '../metrics/metrics.service';
 import { AlertScheduler } from '../mail/alert-scheduler.service';
 import { EventChangePublisher } from '../realtime/event-change.publisher';
 import { type DeliveryContext, DeliveryRepository, type RecordedAttempt } from './delivery.repository';
+import { DeferredDeliveryError, RetryableDeliveryError } from './delivery-jobs';
 import { DeliverySender, destinationUrlWithQuery, forwardedHeaders } from './delivery-sender';
+import { DestinationSlots } from './destination-slots';
 import { signPayload } from './signature-signer';
 
-/** Thrown after a failed attempt that has retries left, so that Bull schedules the next one. */
-export class RetryableDeliveryError extends Error {}
+/** A worker's in-flight attempts (the delivery queue's concurrency): they wait on the network, not on the CPU. */
+export const DELIVERY_CONCURRENCY = 200;
+/** The most of them one destination may hold. */
+export const DESTINATION_IN_FLIGHT_LIMIT = DELIVERY_CONCURRENCY / 4;
+
+/** What the worker knows of a delivery job's earlier runs. */
+export interface JobRuns {
+  /** Runs that ended in an error: failed attempts, deferrals, unexpected errors. */
+  failedRuns: number;
+  /** Attempts the delivery had when this job was enqueued. */
+  priorAttempts: number;
+}
 
 /**
- * One attempt of one delivery: load it, send the original request with our signature headers, record
- * the outcome (delivery, event status, dead-letter outbox) and schedule the alert when it dead-lettered.
+ * One attempt of one delivery: load it, take one of its destination's in-flight slots (or defer it when
+ * the destination has none free), send the original request with our signature headers, record the
+ * outcome (delivery, event status, dead-letter outbox) and schedule the alert when it dead-lettered.
  */
 @Injectable()
 export class DeliveryAttemptService {
   private readonly logger = new Logger(DeliveryAttemptService.name);
   private readonly retryDelaysMs: number[];
+  private readonly slots = new DestinationSlots(DESTINATION_IN_FLIGHT_LIMIT);
 
   constructor(
     private readonly deliveries: DeliveryRepository,
@@ -35,10 +49,10 @@ export class DeliveryAttemptService {
     return this.retryDelaysMs.length + 1;
   }
 
-  async attempt(deliveryId: string): Promise<void> {
+  async attempt(deliveryId: string, runs: JobRuns = { failedRuns: 0, priorAttempts: 0 }): Promise<void> {
     const delivery = await this.deliveries.loadForAttempt(deliveryId);
     if (!delivery || delivery.status === 'delivered' || delivery.status === 'dead_letter') return;
-    const recorded = await this.send(delivery);
+    const recorded = await this.send(delivery, runs);
     if (!recorded) return;
     const { eventId: id, endpointId } = delivery;
     this.changes.publish([
@@ -49,12 +63,11 @@ export class DeliveryAttemptService {
       },
     ]);
     if (recorded.deadLettered) await this.alerts.schedule(recorded.endpointId);
-    if (recorded.deliveryStatus === 'failed') {
-      throw new RetryableDeliveryError(`attempt ${recorded.attemptCount} of delivery ${delivery.id} failed`);
-    }
+    if (recorded.deliveryStatus === 'failed')
+      throw new RetryableDeliveryError(delivery.id, recorded.attemptCount);
   }
 
-  private async send(delivery: DeliveryContext): Promise<RecordedAttempt | null> {
+  private async send(delivery: DeliveryContext, runs: JobRuns): Promise<RecordedAttempt | null> {
     const { destination } = delivery;
     if (!destination || !destination.isActive) {
       const reason = destination
@@ -62,6 +75,10 @@ export class DeliveryAttemptService {
         : 'destination was removed: retries stopped';
       return this.deliveries.abandon(delivery, reason);
     }
+    // More failed runs than this job made attempts: it was deferred before.
+    const returning = runs.failedRuns > delivery.attemptCount - runs.priorAttempts;
+    if (!this.slots.tryAcquire(destination.id, returning))
+      throw new DeferredDeliveryError(delivery.id, this.slots.deferFor(destination.id));
     const timestamp = Math.floor(Date.now() / 1000);
     const headers: Record<string, string | string[]> = {
       ...forwardedHeaders(delivery.headers),
@@ -71,12 +88,17 @@ export class DeliveryAttemptService {
     if (destination.secret)
       headers['hooktrail-signature'] = signPayload(destination.secret, delivery.id, timestamp, delivery.body);
     const at = new Date();
-    const outcome = await this.sender.send({
-      method: delivery.method,
-      url: destinationUrlWithQuery(destination.url, delivery.query),
-      headers,
-      body: delivery.body,
-    });
+    let outcome;
+    try {
+      outcome = await this.sender.send({
+        method: delivery.method,
+        url: destinationUrlWithQuery(destination.url, delivery.query),
+        headers,
+        body: delivery.body,
+      });
+    } finally {
+      this.slots.release(destination.id, Date.now() - at.getTime());
+    }
     if (outcome.error) this.logger.debug({ deliveryId: delivery.id, error: outcome.error }, 'attempt failed');
     const recorded = await this.deliveries.recordAttempt(
       delivery,

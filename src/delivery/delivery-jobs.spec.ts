@@ -1,4 +1,10 @@
-import { deliveryJobOptions, retryDelay } from './delivery-jobs';
+import {
+  DeferredDeliveryError,
+  deliveryBackoff,
+  deliveryJobOptions,
+  RetryableDeliveryError,
+  retryDelay,
+} from './delivery-jobs';
 
 const DELAYS = [5000, 25000, 120000, 600000];
 
@@ -22,12 +28,26 @@ describe('retry schedule', () => {
     expect(delay).toBeLessThanOrEqual(120000 * 1.1);
   });
 
-  it('gives a new delivery 5 attempts and a re-enqueued one only what is left', () => {
-    expect(deliveryJobOptions('id', DELAYS)).toMatchObject({ jobId: 'id', attempts: 5, delay: 0 });
+  it('gives a new delivery 5 attempts and a re-enqueued one only what is left, each with room for deferrals', () => {
+    expect(deliveryJobOptions('id', DELAYS)).toMatchObject({ jobId: 'id', attempts: 5 + 10_000, delay: 0 });
     expect(deliveryJobOptions('id', DELAYS, 3)).toMatchObject({
-      attempts: 2,
+      attempts: 2 + 10_000,
       backoff: { options: { priorAttempts: 3 } },
     });
+  });
+
+  it('waits after a failed attempt by the delivery’s attempt count, whatever deferrals the job had', () => {
+    // The job ran 7 times (5 of them deferred) but the delivery made 2 attempts: the second retry delay.
+    const delay = deliveryBackoff(DELAYS, 7, new RetryableDeliveryError('id', 2));
+    expect(delay).toBeGreaterThanOrEqual(25000 * 0.9);
+    expect(delay).toBeLessThanOrEqual(25000 * 1.1);
+  });
+
+  it('waits what a deferral asks, and by the run count after any other error', () => {
+    expect(deliveryBackoff(DELAYS, 3, new DeferredDeliveryError('id', 1234))).toBe(1234);
+    const delay = deliveryBackoff(DELAYS, 1, new Error('connection terminated'), { priorAttempts: 2 });
+    expect(delay).toBeGreaterThanOrEqual(120000 * 0.9);
+    expect(delay).toBeLessThanOrEqual(120000 * 1.1);
   });
 
   it('forgets completed jobs at once and bounds the failed ones Redis keeps', () => {

@@ -20,7 +20,41 @@ export interface DeliveryBackoffOptions {
  */
 const KEEP_FAILED = { age: 3600, count: 1000 };
 
-/** `retryDelaysMs` has the four retry delays, so a delivery has 5 attempts in all. */
+/**
+ * Thrown after a failed attempt that has retries left, so that Bull schedules the next one. It carries
+ * the delivery's attempt count from PostgreSQL, which picks the delay: Bull's own count of the job's runs
+ * also counts the runs that were deferred.
+ */
+export class RetryableDeliveryError extends Error {
+  constructor(
+    readonly deliveryId: string,
+    readonly attemptCount: number,
+  ) {
+    super(`attempt ${attemptCount} of delivery ${deliveryId} failed`);
+  }
+}
+
+/** Thrown, without an attempt, when the destination has no free slot: the job runs again after `delayMs`. */
+export class DeferredDeliveryError extends Error {
+  constructor(
+    readonly deliveryId: string,
+    readonly delayMs: number,
+  ) {
+    super(`delivery ${deliveryId} deferred ${delayMs} ms: its destination is at its in-flight limit`);
+  }
+}
+
+/**
+ * Runs of a job beyond its attempts: deferrals (and unexpected errors). PostgreSQL, not Bull, decides
+ * when a delivery is finished, so this only bounds a job that keeps failing without an attempt; the
+ * sweeper enqueues its delivery again if that ever happens.
+ */
+const RUNS_WITHOUT_ATTEMPT = 10_000;
+
+/**
+ * `retryDelaysMs` has the four retry delays, so a delivery has 5 attempts in all; its job may also be
+ * deferred up to `RUNS_WITHOUT_ATTEMPT` times.
+ */
 export function deliveryJobOptions(
   deliveryId: string,
   retryDelaysMs: number[],
@@ -30,7 +64,7 @@ export function deliveryJobOptions(
   const options: DeliveryBackoffOptions = { priorAttempts };
   return {
     jobId: deliveryId,
-    attempts: Math.max(1, retryDelaysMs.length + 1 - priorAttempts),
+    attempts: Math.max(1, retryDelaysMs.length + 1 - priorAttempts) + RUNS_WITHOUT_ATTEMPT,
     backoff: { type: DELIVERY_BACKOFF, options },
     delay: delayMs,
     removeOnComplete: true,
@@ -47,4 +81,20 @@ export function retryDelay(
   const index = Math.min(retryDelaysMs.length, attemptsMade + (options?.priorAttempts ?? 0)) - 1;
   const base = retryDelaysMs[Math.max(0, index)];
   return Math.round(base * (0.9 + Math.random() * 0.2));
+}
+
+/**
+ * Bull's backoff for delivery jobs: a deferred job waits what its deferral asks; a failed attempt waits
+ * the schedule's delay for the delivery's attempt count; any other error (PostgreSQL unreachable while
+ * recording, say) the delay for the job's run count.
+ */
+export function deliveryBackoff(
+  retryDelaysMs: number[],
+  attemptsMade: number,
+  error: Error,
+  options?: DeliveryBackoffOptions,
+): number {
+  if (error instanceof DeferredDeliveryError) return error.delayMs;
+  if (error instanceof RetryableDeliveryError) return retryDelay(retryDelaysMs, error.attemptCount);
+  return retryDelay(retryDelaysMs, attemptsMade, options);
 }

@@ -3,11 +3,14 @@ import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common'
 import type { Job, Queue } from 'bull';
 import { ALERT_QUEUE, type AlertJob } from '../mail/alert-jobs';
 import { AlertMailer } from '../mail/alert-mailer.service';
-import { DeliveryAttemptService, RetryableDeliveryError } from './delivery-attempt.service';
-import { DELIVERY_QUEUE, type DeliveryJob } from './delivery-jobs';
-
-/** Deliveries one worker process sends at once: they wait on the network, not on the CPU. */
-export const DELIVERY_CONCURRENCY = 200;
+import { DELIVERY_CONCURRENCY, DeliveryAttemptService } from './delivery-attempt.service';
+import {
+  DELIVERY_QUEUE,
+  type DeliveryBackoffOptions,
+  DeferredDeliveryError,
+  type DeliveryJob,
+  RetryableDeliveryError,
+} from './delivery-jobs';
 const ALERT_CONCURRENCY = 2;
 
 /**
@@ -28,13 +31,16 @@ export class DeliveryWorker implements OnApplicationBootstrap {
 
   onApplicationBootstrap(): void {
     void this.deliveries.process(DELIVERY_CONCURRENCY, (job: Job<DeliveryJob>) =>
-      this.attempts.attempt(job.data.deliveryId),
+      this.attempts.attempt(job.data.deliveryId, {
+        failedRuns: job.attemptsMade,
+        priorAttempts: (job.opts.backoff as { options?: DeliveryBackoffOptions }).options?.priorAttempts ?? 0,
+      }),
     );
     void this.alerts.process(ALERT_CONCURRENCY, (job: Job<AlertJob>) =>
       this.mailer.sendFor(job.data.endpointId),
     );
     this.deliveries.on('failed', (job: Job<DeliveryJob>, error: Error) => {
-      if (!(error instanceof RetryableDeliveryError))
+      if (!(error instanceof RetryableDeliveryError || error instanceof DeferredDeliveryError))
         this.logger.error({ deliveryId: job.data.deliveryId, err: error }, 'delivery job error');
     });
     this.alerts.on('failed', (job: Job<AlertJob>, error: Error) =>

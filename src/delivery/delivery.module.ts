@@ -2,7 +2,7 @@ import { BullModule } from '@nestjs/bull';
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment';
-import { DELIVERY_BACKOFF, DELIVERY_QUEUE, type DeliveryBackoffOptions, retryDelay } from './delivery-jobs';
+import { DELIVERY_BACKOFF, DELIVERY_QUEUE, type DeliveryBackoffOptions, deliveryBackoff } from './delivery-jobs';
 import { DeliveryQueue } from './delivery-queue.service';
 import { DeliveryRepository } from './delivery.repository';
 
@@ -17,8 +17,8 @@ import { DeliveryRepository } from './delivery.repository';
         return {
           settings: {
             backoffStrategies: {
-              [DELIVERY_BACKOFF]: (attemptsMade: number, _error: Error, options?: DeliveryBackoffOptions) =>
-                retryDelay(delays, attemptsMade, options),
+              [DELIVERY_BACKOFF]: (attemptsMade: number, error: Error, options?: DeliveryBackoffOptions) =>
+                deliveryBackoff(delays, attemptsMade, error, options),
             },
             // A job whose worker died is handed to another worker once its lock lapses.
             lockDuration: config.get('DELIVERY_TIMEOUT_MS', { infer: true }) + 20_000,

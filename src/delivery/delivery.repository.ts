@@ -14,7 +14,7 @@ export interface DeliveryContext {
   status: DeliveryStatus;
   attemptCount: number;
   /** The destination as it is now (a URL fixed during retries is used by the next attempt); null once removed. */
-  destination: { url: string; secret: string | null; isActive: boolean } | null;
+  destination: { id: string; url: string; secret: string | null; isActive: boolean } | null;
   method: string;
   headers: Record<string, string | string[]>;
   query: string;
@@ -145,7 +145,8 @@ export class DeliveryRepository {
   private async loadBatch(ids: string[]): Promise<(DeliveryContext | null)[]> {
     const { rows } = await this.knex.raw(
       `select d.id, d.event_id, d.status, d.attempt_count, e.endpoint_id, e.method, e.headers, e.query,
-              e.body_text, e.body_bytes, dest.url as destination_url, dest.secret, dest.is_active
+              e.body_text, e.body_bytes, dest.id as destination_id, dest.url as destination_url,
+              dest.secret, dest.is_active
        from deliveries d
        join events e on e.id = d.event_id
        left join destinations dest on dest.id = d.destination_id
@@ -162,7 +163,12 @@ export class DeliveryRepository {
           status: row.status,
           attemptCount: row.attempt_count,
           destination: row.destination_url
-            ? { url: row.destination_url, secret: row.secret, isActive: row.is_active }
+            ? {
+                id: row.destination_id,
+                url: row.destination_url,
+                secret: row.secret,
+                isActive: row.is_active,
+              }
             : null,
           method: row.method,
           headers: row.headers,

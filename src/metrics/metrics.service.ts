@@ -50,7 +50,8 @@ type WaitingJob = Pick<Job<DeliveryJob>, 'timestamp' | 'attemptsMade' | 'process
 /**
  * Since when (epoch ms) a waiting delivery job has been due. A first attempt is due when it was added
  * (plus its initial delay). Bull does not keep a retry's due time, so for a retry it is estimated as the
- * start of the previous attempt plus the schedule's delay for it (exact within the ±10 % jitter).
+ * start of the previous attempt plus the schedule's delay for it (exact within the ±10 % jitter); a job
+ * deferred for its destination's in-flight limit is estimated the same way, so its age may read low.
  */
 export function dueSince(job: WaitingJob, retryDelaysMs: number[]): number {
   const added = job.timestamp + (job.opts.delay ?? 0);

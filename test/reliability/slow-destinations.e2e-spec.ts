@@ -5,7 +5,14 @@ import { HttpsDestination, type Responder } from '../support/https-destination';
 import { type ServiceProcess, stopService } from '../support/service-process';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { addDestination, capture, createEndpoint, type EndpointFixture } from '../support/webhook-fixtures';
-import { acknowledgedIds, captureAtRate, deliveryStatusCounts, statusCounts } from './support/ledger';
+import { DESTINATION_IN_FLIGHT_LIMIT } from '../../src/delivery/delivery-attempt.service';
+import {
+  acknowledgedIds,
+  captureAtRate,
+  type CaptureResult,
+  deliveryStatusCounts,
+  statusCounts,
+} from './support/ledger';
 import { mebibytes, residentBytes, RssSampler, spawnWorker } from './support/processes';
 
 const TIMEOUT_MS = 2_000;
@@ -67,6 +74,25 @@ async function deliveryRows(databaseUrl: string, eventIds: string[]): Promise<At
   }
 }
 
+/** Capture → arrival at `destination` of each capture (their bodies are `{"n":<index>}`), sorted, in ms. */
+function arrivalLatencies(results: CaptureResult[], destination: HttpsDestination): number[] {
+  const arrivals = new Map(destination.received.map((request) => [request.body.toString(), request.at]));
+  return results
+    .map((result, n) => (arrivals.get(`{"n":${n}}`) ?? Infinity) - result.sentAt)
+    .sort((a, b) => a - b);
+}
+
+/** The most requests `destination` received within any `windowMs`. */
+function mostWithin(destination: HttpsDestination, windowMs: number): number {
+  const times = destination.received.map((request) => request.at).sort((a, b) => a - b);
+  let most = 0;
+  for (let first = 0, last = 0; last < times.length; last++) {
+    while (times[last] - times[first] >= windowMs) first++;
+    most = Math.max(most, last - first + 1);
+  }
+  return most;
+}
+
 async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
@@ -117,11 +143,7 @@ describe('reliability: destinations that hang, drip, or answer 50 MB', () => {
       const timedOut = [...of(hanging), ...of(dripping)].flatMap((row) => row.attempts);
       const durations = timedOut.map((attempt) => attempt.duration_ms);
       const bigAttempts = of(big).flatMap((row) => row.attempts);
-      const latencies = flowed.map((result, n) => {
-        const arrived = healthy.received.find((request) => request.body.toString() === `{"n":${n}}`);
-        return arrived ? arrived.at - result.sentAt : Infinity;
-      });
-      latencies.sort((a, b) => a - b);
+      const latencies = arrivalLatencies(flowed, healthy);
       console.log(
         `worker RSS ${mebibytes(baseline)} MiB at rest, peak ${mebibytes(peak)} MiB (+${mebibytes(peak - baseline)} MiB) ` +
           `while ${EVENTS} answers of 50 MB and ${2 * EVENTS} stuck destinations were in flight; ` +
@@ -154,6 +176,58 @@ describe('reliability: destinations that hang, drip, or answer 50 MB', () => {
       if (worker) await stopService(worker, 'SIGKILL');
       await sut?.close();
       for (const destination of [...bad, healthy]) await destination.close();
+    }
+  }, 120_000);
+
+  /** Twice the worker's in-flight attempts, all to one destination that never answers. */
+  const FLOOD = 400;
+
+  it(`gives a destination flooded with ${FLOOD} deliveries that hang at most ${DESTINATION_IN_FLIGHT_LIMIT} of the worker's slots: the others keep flowing, every delivery is attempted, deferrals count no attempt`, async () => {
+    const hanging = await HttpsDestination.start(hang);
+    const healthy = await HttpsDestination.start();
+    let sut: TestApp | undefined;
+    try {
+      sut = await startTestApp({
+        DELIVERY_TIMEOUT_MS: String(TIMEOUT_MS),
+        DELIVERY_RETRY_DELAYS_MS: '600000,600000,600000,600000',
+      });
+      const flooded = await createEndpoint(sut.url);
+      await addDestination(sut.url, flooded, hanging.url);
+      const flowing = await createEndpoint(sut.url, flooded.user);
+      await addDestination(sut.url, flowing, healthy.url);
+
+      const flood = await captureAtRate(flooded.captureUrl, { ratePerS: 400, total: FLOOD });
+      const flowed = await captureAtRate(flowing.captureUrl, { ratePerS: 20, total: 100 });
+      const floodIds = acknowledgedIds(flood);
+      const started = Date.now();
+      await waitFor(async () => {
+        const rows = await deliveryRows(sut!.env.DATABASE_URL, floodIds);
+        return rows.every((row) => row.attempts.length > 0);
+      }, 90_000);
+      const allAttemptedMs = Date.now() - started;
+      const rows = await deliveryRows(sut.env.DATABASE_URL, floodIds);
+      const latencies = arrivalLatencies(flowed, healthy);
+      // Hanging attempts that arrive within half a time-out of each other are all in flight at once.
+      const mostAtOnce = mostWithin(hanging, TIMEOUT_MS / 2);
+      console.log(
+        `${FLOOD} hanging deliveries all attempted ${allAttemptedMs} ms after the flood, at most ${mostAtOnce} at once; ` +
+          `healthy destination meanwhile: ${healthy.received.length} of ${flowed.length} delivered, capture → arrival ` +
+          `p50 ${latencies[Math.floor(latencies.length / 2)]} ms, max ${latencies.at(-1)} ms`,
+      );
+
+      expect(statusCounts(flood)).toEqual({ 200: FLOOD });
+      expect(mostAtOnce).toBeLessThanOrEqual(DESTINATION_IN_FLIGHT_LIMIT);
+      // Each delivery was attempted exactly once, however often its job was deferred before.
+      expect(rows).toHaveLength(FLOOD);
+      for (const row of rows)
+        expect(row).toMatchObject({ status: 'failed', attempts: [{ error: `timed out after ${TIMEOUT_MS} ms` }] });
+      // The flood took no more than its share: the healthy destination never waited for a time-out.
+      expect(healthy.received).toHaveLength(flowed.length);
+      expect(latencies.at(-1)).toBeLessThan(TIMEOUT_MS / 2);
+    } finally {
+      await sut?.close();
+      await hanging.close();
+      await healthy.close();
     }
   }, 120_000);
 });

@@ -1,0 +1,76 @@
+import { DestinationSlots } from './destination-slots';
+
+describe('DestinationSlots', () => {
+  it('lets each destination hold at most its limit of attempts, independently of the others', () => {
+    const slots = new DestinationSlots(2);
+    expect(slots.tryAcquire('slow', false)).toBe(true);
+    expect(slots.tryAcquire('slow', false)).toBe(true);
+    expect(slots.tryAcquire('slow', false)).toBe(false);
+    expect(slots.tryAcquire('fast', false)).toBe(true);
+    slots.release('slow', 2000);
+    expect(slots.tryAcquire('slow', false)).toBe(true);
+  });
+
+  it('does not limit a destination that answers quickly: its slots come back at once', () => {
+    const slots = new DestinationSlots(2);
+    slots.tryAcquire('fast', false);
+    slots.release('fast', 20);
+    for (let n = 0; n < 10; n++) expect(slots.tryAcquire('fast', false)).toBe(true);
+    // Once its attempts turn slow, it is held to the limit again.
+    for (let n = 0; n < 10; n++) slots.release('fast', 10_000);
+    for (let n = 0; n < 2; n++) expect(slots.tryAcquire('fast', false)).toBe(true);
+    expect(slots.tryAcquire('fast', false)).toBe(false);
+  });
+
+  it('defers for longer the more deliveries are already waiting, at the destination’s pace', () => {
+    const slots = new DestinationSlots(10);
+    for (let n = 0; n < 10; n++) slots.tryAcquire('d', false);
+    // Every attempt there takes 2 s: the mean moves towards it.
+    for (let n = 0; n < 50; n++) {
+      slots.release('d', 2000);
+      slots.tryAcquire('d', false);
+    }
+    const first = slots.deferFor('d');
+    for (let n = 0; n < 98; n++) slots.deferFor('d');
+    const hundredth = slots.deferFor('d');
+    // 100 waiting, 10 at a time, ≈ 2 s each: ≈ 20 s (±20 % jitter); the first one ≈ 0.2 s.
+    expect(first).toBeGreaterThanOrEqual(200);
+    expect(first).toBeLessThanOrEqual(1.2 * 200);
+    expect(hundredth).toBeGreaterThanOrEqual(0.8 * 0.8 * 20_000);
+    expect(hundredth).toBeLessThanOrEqual(1.2 * 20_000);
+  });
+
+  it('counts a deferred delivery as waiting until its job comes back', () => {
+    const slots = new DestinationSlots(1);
+    slots.tryAcquire('d', false);
+    for (let n = 0; n < 100; n++) slots.deferFor('d');
+    for (let n = 0; n < 100; n++) expect(slots.tryAcquire('d', true)).toBe(false);
+    // All came back: the next one waits only for the slot.
+    expect(slots.deferFor('d')).toBeLessThanOrEqual(1.2 * 1000);
+  });
+
+  it('never defers for longer than 5 minutes', () => {
+    const slots = new DestinationSlots(1);
+    slots.tryAcquire('d', false);
+    slots.release('d', 60_000);
+    slots.tryAcquire('d', false);
+    for (let n = 0; n < 1000; n++) slots.deferFor('d');
+    expect(slots.deferFor('d')).toBe(5 * 60_000);
+  });
+
+  it('forgets the longest-known idle destinations past 10,000, so memory stays bounded', () => {
+    const slots = new DestinationSlots(1);
+    slots.tryAcquire('first', false);
+    slots.release('first', 20);
+    for (let n = 0; n < 10_000; n++) {
+      slots.tryAcquire(`d${n}`, false);
+      slots.release(`d${n}`, 20);
+    }
+    // 'first' is forgotten: assumed slow again, it is held to its limit of 1.
+    expect(slots.tryAcquire('first', false)).toBe(true);
+    expect(slots.tryAcquire('first', false)).toBe(false);
+    // The newest is remembered as fast.
+    expect(slots.tryAcquire('d9999', false)).toBe(true);
+    expect(slots.tryAcquire('d9999', false)).toBe(true);
+  });
+});

@@ -1,0 +1,91 @@
+/** The shortest and longest a deferred delivery waits before its job runs again. */
+const MIN_DEFER_MS = 200;
+const MAX_DEFER_MS = 5 * 60_000;
+/**
+ * Destinations whose attempts take this long on average are held to the limit; faster ones are not: they
+ * give their slots back so soon that other destinations' deliveries are not held up behind them.
+ */
+const SLOW_ATTEMPT_MS = 500;
+/**
+ * What an attempt is assumed to take at a destination this process has not seen an attempt end at: slow, so that a destination that hangs cannot take every slot with its first burst. One
+ * quick answer replaces the assumption.
+ */
+const INITIAL_DURATION_MS = 1000;
+/** Weight of the newest attempt in the running mean of a destination's attempt durations. */
+const DURATION_WEIGHT = 0.1;
+/** Destinations remembered; past this, the longest-known idle ones are forgotten. */
+const MAX_TRACKED = 10_000;
+
+interface DestinationLoad {
+  inFlight: number;
+  /** Jobs this process deferred for the destination that have not come back yet (an estimate). */
+  deferred: number;
+  /** Running mean of its attempt durations; the assumed `INITIAL_DURATION_MS` until one has ended. */
+  meanDurationMs: number;
+  measured: boolean;
+}
+
+/**
+ * Each destination's share of a worker process's in-flight attempts. A slow destination (one that hangs,
+ * drips, or takes seconds to answer) may hold at most `limit` of them, so that it cannot take every slot
+ * and hold up the other destinations' deliveries. A delivery to a slow destination at its limit is
+ * deferred (its job runs again later, no attempt is counted), for about as long as the deliveries
+ * deferred before it will take to be served at the destination's pace: deferred jobs come back when
+ * there is room, not in a busy loop.
+ */
+export class DestinationSlots {
+  private readonly loads = new Map<string, DestinationLoad>();
+
+  constructor(readonly limit: number) {}
+
+  /**
+   * Takes a slot for an attempt at `destinationId`: true, or false when the destination is slow and at
+   * its limit, and the delivery should wait `deferFor()` ms. `returning` says the job was deferred before.
+   */
+  tryAcquire(destinationId: string, returning: boolean): boolean {
+    const load = this.loadOf(destinationId);
+    if (returning && load.deferred > 0) load.deferred--;
+    if (load.inFlight >= this.limit && load.meanDurationMs >= SLOW_ATTEMPT_MS) return false;
+    load.inFlight++;
+    return true;
+  }
+
+  /** Frees the slot of an attempt that took `durationMs`. */
+  release(destinationId: string, durationMs: number): void {
+    const load = this.loadOf(destinationId);
+    load.inFlight--;
+    load.meanDurationMs = load.measured
+      ? load.meanDurationMs + DURATION_WEIGHT * (durationMs - load.meanDurationMs)
+      : durationMs;
+    load.measured = true;
+    if (this.loads.size > MAX_TRACKED) this.forgetIdle();
+  }
+
+  /**
+   * How long a delivery refused by `tryAcquire` waits: the deliveries deferred before it, at the pace
+   * the destination answers (`limit` at a time, each taking its mean attempt duration), ±20 %.
+   */
+  deferFor(destinationId: string): number {
+    const load = this.loadOf(destinationId);
+    load.deferred++;
+    const pacedMs = (load.deferred * load.meanDurationMs) / this.limit;
+    const jittered = pacedMs * (0.8 + Math.random() * 0.4);
+    return Math.round(Math.min(MAX_DEFER_MS, Math.max(MIN_DEFER_MS, jittered)));
+  }
+
+  private forgetIdle(): void {
+    for (const [destinationId, load] of this.loads) {
+      if (this.loads.size <= MAX_TRACKED) return;
+      if (load.inFlight === 0 && load.deferred === 0) this.loads.delete(destinationId);
+    }
+  }
+
+  private loadOf(destinationId: string): DestinationLoad {
+    let load = this.loads.get(destinationId);
+    if (!load) {
+      load = { inFlight: 0, deferred: 0, meanDurationMs: INITIAL_DURATION_MS, measured: false };
+      this.loads.set(destinationId, load);
+    }
+    return load;
+  }
+}
