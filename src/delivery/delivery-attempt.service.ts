@@ -49,7 +49,7 @@ export class DeliveryAttemptService {
     return this.retryDelaysMs.length + 1;
   }
 
-  async attempt(deliveryId: string, runs: JobRuns = { failedRuns: 0, priorAttempts: 0 }): Promise<void> {
+  async attempt(deliveryId: string, runs: JobRuns): Promise<void> {
     const delivery = await this.deliveries.loadForAttempt(deliveryId);
     if (!delivery || delivery.status === 'delivered' || delivery.status === 'dead_letter') return;
     const recorded = await this.send(delivery, runs);
