@@ -12,8 +12,10 @@ import { signPayload } from './signature-signer';
 
 /** A worker's in-flight attempts (the delivery queue's concurrency): they wait on the network, not on the CPU. */
 export const DELIVERY_CONCURRENCY = 200;
-/** The most of them one destination may hold. */
+/** The most of them a stuck destination may hold. */
 export const DESTINATION_IN_FLIGHT_LIMIT = DELIVERY_CONCURRENCY / 4;
+/** A destination whose attempts take this share of `DELIVERY_TIMEOUT_MS` on average is stuck. */
+const STUCK_SHARE_OF_TIMEOUT = 0.8;
 
 /** What the worker knows of a delivery job's earlier runs. */
 export interface JobRuns {
@@ -25,14 +27,14 @@ export interface JobRuns {
 
 /**
  * One attempt of one delivery: load it, take one of its destination's in-flight slots (or defer it when
- * the destination has none free), send the original request with our signature headers, record the
+ * a stuck destination has none free), send the original request with our signature headers, record the
  * outcome (delivery, event status, dead-letter outbox) and schedule the alert when it dead-lettered.
  */
 @Injectable()
 export class DeliveryAttemptService {
   private readonly logger = new Logger(DeliveryAttemptService.name);
   private readonly retryDelaysMs: number[];
-  private readonly slots = new DestinationSlots(DESTINATION_IN_FLIGHT_LIMIT);
+  private readonly slots: DestinationSlots;
 
   constructor(
     private readonly deliveries: DeliveryRepository,
@@ -43,6 +45,10 @@ export class DeliveryAttemptService {
     config: ConfigService<Environment, true>,
   ) {
     this.retryDelaysMs = config.get('DELIVERY_RETRY_DELAYS_MS', { infer: true });
+    this.slots = new DestinationSlots(
+      DESTINATION_IN_FLIGHT_LIMIT,
+      STUCK_SHARE_OF_TIMEOUT * config.get('DELIVERY_TIMEOUT_MS', { infer: true }),
+    );
   }
 
   get maxAttempts(): number {

@@ -15,6 +15,8 @@ const OVERDUE_GRACE_S = 10;
 /** After a look, the sweeper leaves a delivery alone this long (its job may just be queued behind others). */
 const RECHECK_AFTER_S = 30;
 const SWEEP_BATCH = 500;
+/** At most this many batches in one sweep (10,000 deliveries); the next sweep goes on. */
+const MAX_BATCHES_PER_SWEEP = 20;
 const REDIS_TIMEOUT_MS = 2000;
 
 /**
@@ -51,29 +53,38 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
   }
 
   async sweep(): Promise<void> {
-    const overdue = await this.deliveries.findOverdue(OVERDUE_GRACE_S, SWEEP_BATCH);
-    if (overdue.length > 0) {
-      const jobs = await withRedisTimeout(
-        Promise.all(overdue.map((delivery) => this.queue.getJob(delivery.id))),
-        REDIS_TIMEOUT_MS,
-      );
-      const lost = [];
-      for (const [index, job] of jobs.entries()) {
-        if (job && !(await job.isFailed())) continue;
-        await job?.remove();
-        lost.push({ id: overdue[index].id, priorAttempts: overdue[index].attemptCount });
-      }
-      await withRedisTimeout(this.producer.enqueue(lost), REDIS_TIMEOUT_MS);
-      await this.deliveries.postpone(
-        overdue.map((delivery) => delivery.id),
-        RECHECK_AFTER_S,
-      );
-      if (lost.length > 0)
-        this.logger.warn({ count: lost.length }, 're-enqueued deliveries whose job was lost');
+    // After an outage, batch after batch of deliveries lost their jobs: take them all now, not one batch
+    // every interval. A full batch whose jobs are all in Redis (a backlog) ends the round.
+    for (let batch = 0; batch < MAX_BATCHES_PER_SWEEP; batch++) {
+      const { overdue, lost } = await this.reenqueueLost();
+      if (overdue < SWEEP_BATCH || lost === 0) break;
     }
     for (const endpointId of await this.alerts.endpointsWithOverdueAlerts(OVERDUE_GRACE_S, ALERT_WINDOW_MS)) {
       await withRedisTimeout(this.alertScheduler.schedule(endpointId), REDIS_TIMEOUT_MS);
     }
     await this.deliveries.foldEventCounts();
+  }
+
+  /** Re-enqueues one batch of overdue deliveries whose job is gone; counts what it looked at and re-enqueued. */
+  private async reenqueueLost(): Promise<{ overdue: number; lost: number }> {
+    const overdue = await this.deliveries.findOverdue(OVERDUE_GRACE_S, SWEEP_BATCH);
+    if (overdue.length === 0) return { overdue: 0, lost: 0 };
+    const jobs = await withRedisTimeout(
+      Promise.all(overdue.map((delivery) => this.queue.getJob(delivery.id))),
+      REDIS_TIMEOUT_MS,
+    );
+    const lost = [];
+    for (const [index, job] of jobs.entries()) {
+      if (job && !(await job.isFailed())) continue;
+      await job?.remove();
+      lost.push({ id: overdue[index].id, priorAttempts: overdue[index].attemptCount });
+    }
+    await withRedisTimeout(this.producer.enqueue(lost), REDIS_TIMEOUT_MS);
+    await this.deliveries.postpone(
+      overdue.map((delivery) => delivery.id),
+      RECHECK_AFTER_S,
+    );
+    if (lost.length > 0) this.logger.warn({ count: lost.length }, 're-enqueued deliveries whose job was lost');
+    return { overdue: overdue.length, lost: lost.length };
   }
 }

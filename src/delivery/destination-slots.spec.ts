@@ -1,8 +1,11 @@
 import { DestinationSlots } from './destination-slots';
 
+/** Attempts taking this long on average (here: a 1.25 s time-out) mark a destination stuck. */
+const STUCK_AFTER_MS = 1000;
+
 describe('DestinationSlots', () => {
   it('lets each destination hold at most its limit of attempts, independently of the others', () => {
-    const slots = new DestinationSlots(2);
+    const slots = new DestinationSlots(2, STUCK_AFTER_MS);
     expect(slots.tryAcquire('slow', false)).toBe(true);
     expect(slots.tryAcquire('slow', false)).toBe(true);
     expect(slots.tryAcquire('slow', false)).toBe(false);
@@ -12,18 +15,18 @@ describe('DestinationSlots', () => {
   });
 
   it('does not limit a destination that answers quickly: its slots come back at once', () => {
-    const slots = new DestinationSlots(2);
+    const slots = new DestinationSlots(2, STUCK_AFTER_MS);
     slots.tryAcquire('fast', false);
     slots.release('fast', 20);
     for (let n = 0; n < 10; n++) expect(slots.tryAcquire('fast', false)).toBe(true);
-    // Once its attempts turn slow, it is held to the limit again.
+    // Once its attempts run into the time-out, it is held to the limit again.
     for (let n = 0; n < 10; n++) slots.release('fast', 10_000);
     for (let n = 0; n < 2; n++) expect(slots.tryAcquire('fast', false)).toBe(true);
     expect(slots.tryAcquire('fast', false)).toBe(false);
   });
 
   it('defers for longer the more deliveries are already waiting, at the destination’s pace', () => {
-    const slots = new DestinationSlots(10);
+    const slots = new DestinationSlots(10, STUCK_AFTER_MS);
     for (let n = 0; n < 10; n++) slots.tryAcquire('d', false);
     // Every attempt there takes 2 s: the mean moves towards it.
     for (let n = 0; n < 50; n++) {
@@ -41,7 +44,7 @@ describe('DestinationSlots', () => {
   });
 
   it('counts a deferred delivery as waiting until its job comes back', () => {
-    const slots = new DestinationSlots(1);
+    const slots = new DestinationSlots(1, STUCK_AFTER_MS);
     slots.tryAcquire('d', false);
     for (let n = 0; n < 100; n++) slots.deferFor('d');
     for (let n = 0; n < 100; n++) expect(slots.tryAcquire('d', true)).toBe(false);
@@ -50,7 +53,7 @@ describe('DestinationSlots', () => {
   });
 
   it('never defers for longer than 5 minutes', () => {
-    const slots = new DestinationSlots(1);
+    const slots = new DestinationSlots(1, STUCK_AFTER_MS);
     slots.tryAcquire('d', false);
     slots.release('d', 60_000);
     slots.tryAcquire('d', false);
@@ -59,14 +62,14 @@ describe('DestinationSlots', () => {
   });
 
   it('forgets the longest-known idle destinations past 10,000, so memory stays bounded', () => {
-    const slots = new DestinationSlots(1);
+    const slots = new DestinationSlots(1, STUCK_AFTER_MS);
     slots.tryAcquire('first', false);
     slots.release('first', 20);
     for (let n = 0; n < 10_000; n++) {
       slots.tryAcquire(`d${n}`, false);
       slots.release(`d${n}`, 20);
     }
-    // 'first' is forgotten: assumed slow again, it is held to its limit of 1.
+    // 'first' is forgotten: assumed stuck again, it is held to its limit of 1.
     expect(slots.tryAcquire('first', false)).toBe(true);
     expect(slots.tryAcquire('first', false)).toBe(false);
     // The newest is remembered as fast.

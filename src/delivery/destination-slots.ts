@@ -1,16 +1,6 @@
 /** The shortest and longest a deferred delivery waits before its job runs again. */
 const MIN_DEFER_MS = 200;
 const MAX_DEFER_MS = 5 * 60_000;
-/**
- * Destinations whose attempts take this long on average are held to the limit; faster ones are not: they
- * give their slots back so soon that other destinations' deliveries are not held up behind them.
- */
-const SLOW_ATTEMPT_MS = 500;
-/**
- * What an attempt is assumed to take at a destination this process has not seen an attempt end at: slow, so that a destination that hangs cannot take every slot with its first burst. One
- * quick answer replaces the assumption.
- */
-const INITIAL_DURATION_MS = 1000;
 /** Weight of the newest attempt in the running mean of a destination's attempt durations. */
 const DURATION_WEIGHT = 0.1;
 /** Destinations remembered; past this, the longest-known idle ones are forgotten. */
@@ -20,32 +10,43 @@ interface DestinationLoad {
   inFlight: number;
   /** Jobs this process deferred for the destination that have not come back yet (an estimate). */
   deferred: number;
-  /** Running mean of its attempt durations; the assumed `INITIAL_DURATION_MS` until one has ended. */
+  /** Running mean of its attempt durations; assumed stuck until one has ended. */
   meanDurationMs: number;
   measured: boolean;
 }
 
 /**
- * Each destination's share of a worker process's in-flight attempts. A slow destination (one that hangs,
- * drips, or takes seconds to answer) may hold at most `limit` of them, so that it cannot take every slot
- * and hold up the other destinations' deliveries. A delivery to a slow destination at its limit is
- * deferred (its job runs again later, no attempt is counted), for about as long as the deliveries
- * deferred before it will take to be served at the destination's pace: deferred jobs come back when
- * there is room, not in a busy loop.
+ * Each destination's share of a worker process's in-flight attempts. A stuck destination, one whose
+ * attempts run into the time-out (it hangs, drips, or black-holes connections), may hold at most `limit`
+ * of them, so that it cannot take every slot and hold up the other destinations' deliveries. A delivery
+ * to a stuck destination at its limit is deferred (its job runs again later, no attempt is counted), for
+ * about as long as the deliveries deferred before it will take to be served at the destination's pace:
+ * deferred jobs come back when there is room, not in a busy loop.
+ *
+ * Only attempts near the time-out count as stuck: when the worker is busy, every attempt waits for the
+ * event loop and for its turn, so a merely slow mean would mark healthy destinations too.
  */
 export class DestinationSlots {
   private readonly loads = new Map<string, DestinationLoad>();
 
-  constructor(readonly limit: number) {}
+  /**
+   * `stuckAfterMs`: a destination whose attempts take this long on average is held to `limit`. One this
+   * process has not seen an attempt end at is assumed stuck, so that one that hangs cannot take every
+   * slot with its first burst; its first answer replaces the assumption.
+   */
+  constructor(
+    readonly limit: number,
+    private readonly stuckAfterMs: number,
+  ) {}
 
   /**
-   * Takes a slot for an attempt at `destinationId`: true, or false when the destination is slow and at
+   * Takes a slot for an attempt at `destinationId`: true, or false when the destination is stuck and at
    * its limit, and the delivery should wait `deferFor()` ms. `returning` says the job was deferred before.
    */
   tryAcquire(destinationId: string, returning: boolean): boolean {
     const load = this.loadOf(destinationId);
     if (returning && load.deferred > 0) load.deferred--;
-    if (load.inFlight >= this.limit && load.meanDurationMs >= SLOW_ATTEMPT_MS) return false;
+    if (load.inFlight >= this.limit && load.meanDurationMs >= this.stuckAfterMs) return false;
     load.inFlight++;
     return true;
   }
@@ -83,7 +84,7 @@ export class DestinationSlots {
   private loadOf(destinationId: string): DestinationLoad {
     let load = this.loads.get(destinationId);
     if (!load) {
-      load = { inFlight: 0, deferred: 0, meanDurationMs: INITIAL_DURATION_MS, measured: false };
+      load = { inFlight: 0, deferred: 0, meanDurationMs: this.stuckAfterMs, measured: false };
       this.loads.set(destinationId, load);
     }
     return load;

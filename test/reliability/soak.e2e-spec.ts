@@ -74,8 +74,6 @@ describe(`reliability: soak, ${DURATION_S} s at ${RATE_PER_S} captures/s to a fa
         expect(books).toMatchObject({ stored: books.acknowledged, missing: [], unaccounted: [] });
         expect(books.delivered).toBeGreaterThan(0);
         expect(failing.received.length).toBeGreaterThan(0);
-        // The slow destination holds only its share of the worker's slots: the fast one is not held to its pace.
-        expect(fast.received.length).toBeGreaterThan(2 * slowDestination.received.length);
         expect(errors).toEqual([]);
         // Memory is judged after the warm-up minute of the soak; the short run is too short to tell.
         if (SOAK) expect(growth).toBeLessThanOrEqual(RSS_GROWTH_LIMIT);
