@@ -20,6 +20,14 @@ export interface DeliveryBackoffOptions {
  */
 const KEEP_FAILED = { age: 3600, count: 1000 };
 
+/** The attempts a delivery had when its job was (re-)enqueued, read from the job's backoff options. */
+export function priorAttemptsOf(job: { opts: Pick<JobOptions, 'backoff'> }): number {
+  const backoff = job.opts.backoff;
+  return typeof backoff === 'object'
+    ? ((backoff.options as DeliveryBackoffOptions | undefined)?.priorAttempts ?? 0)
+    : 0;
+}
+
 /**
  * Thrown after a failed attempt that has retries left, so that Bull schedules the next one. It carries
  * the delivery's attempt count from PostgreSQL, which picks the delay: Bull's own count of the job's runs

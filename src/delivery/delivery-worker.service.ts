@@ -6,9 +6,9 @@ import { AlertMailer } from '../mail/alert-mailer.service';
 import { DELIVERY_CONCURRENCY, DeliveryAttemptService } from './delivery-attempt.service';
 import {
   DELIVERY_QUEUE,
-  type DeliveryBackoffOptions,
   DeferredDeliveryError,
   type DeliveryJob,
+  priorAttemptsOf,
   RetryableDeliveryError,
 } from './delivery-jobs';
 const ALERT_CONCURRENCY = 2;
@@ -33,7 +33,7 @@ export class DeliveryWorker implements OnApplicationBootstrap {
     void this.deliveries.process(DELIVERY_CONCURRENCY, (job: Job<DeliveryJob>) =>
       this.attempts.attempt(job.data.deliveryId, {
         failedRuns: job.attemptsMade,
-        priorAttempts: (job.opts.backoff as { options?: DeliveryBackoffOptions }).options?.priorAttempts ?? 0,
+        priorAttempts: priorAttemptsOf(job),
       }),
     );
     void this.alerts.process(ALERT_CONCURRENCY, (job: Job<AlertJob>) =>

@@ -4,7 +4,7 @@ import { ConfigService } from '@nestjs/config';
 import type { Job, Queue } from 'bull';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Environment } from '../config/environment';
-import { DELIVERY_QUEUE, type DeliveryBackoffOptions, type DeliveryJob } from '../delivery/delivery-jobs';
+import { DELIVERY_QUEUE, type DeliveryJob, priorAttemptsOf } from '../delivery/delivery-jobs';
 import { withRedisTimeout } from '../common/redis-timeout';
 
 /** What became of one request to a capture URL. */
@@ -56,12 +56,7 @@ type WaitingJob = Pick<Job<DeliveryJob>, 'timestamp' | 'attemptsMade' | 'process
 export function dueSince(job: WaitingJob, retryDelaysMs: number[]): number {
   const added = job.timestamp + (job.opts.delay ?? 0);
   if (job.attemptsMade === 0 || !job.processedOn) return added;
-  const backoff = job.opts.backoff;
-  const prior =
-    typeof backoff === 'object'
-      ? ((backoff.options as DeliveryBackoffOptions | undefined)?.priorAttempts ?? 0)
-      : 0;
-  const index = Math.min(retryDelaysMs.length, job.attemptsMade + prior) - 1;
+  const index = Math.min(retryDelaysMs.length, job.attemptsMade + priorAttemptsOf(job)) - 1;
   return Math.max(added, job.processedOn + (retryDelaysMs[Math.max(0, index)] ?? 0));
 }
 
