@@ -2,7 +2,7 @@ import helmet from '@fastify/helmet';
 import { HttpAdapterHost, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
-import { AppModule } from './app.module';
+import { AppModule, workerPlacement } from './app.module';
 import { checkRedis } from './common/redis-connection';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { InputValidationPipe } from './common/pipes/input-validation.pipe';
@@ -36,12 +36,16 @@ function closeConnectionsWhenClosing(app: NestFastifyApplication): void {
 /**
  * Builds the service for an environment: checks PostgreSQL and Redis (one clear line when either is
  * down), creates the database when missing, applies migrations, then creates the Nest application.
- * Used by main.ts and by the e2e tests, so both run the same code.
+ * Used by main.ts and by the e2e tests, so both run the same code; `workersOnMainLoop` is for the tests,
+ * which host the service inside Jest (see workerPlacement).
  */
-export async function createApp(env: Environment): Promise<NestFastifyApplication> {
+export async function createApp(
+  env: Environment,
+  options: { workersOnMainLoop?: boolean } = {},
+): Promise<NestFastifyApplication> {
   await Promise.all([prepareDatabase(env.DATABASE_URL), checkRedis(env.REDIS_URL)]);
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.forRoot(env),
+    AppModule.forRoot(env, workerPlacement(env.APP_ROLE, options.workersOnMainLoop)),
     new FastifyAdapter({
       trustProxy: env.TRUST_PROXY,
       bodyLimit: API_BODY_LIMIT_BYTES,

@@ -6,7 +6,10 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
 import { AiModule } from './ai/ai.module';
 import { AuthModule } from './auth/auth.module';
+import { BulkReplayModule, BulkReplayWorkerModule } from './delivery/bulk-replay/bulk-replay.module';
+import { DeliveryThreadModule } from './delivery/delivery-thread.module';
 import { DeliveryWorkerModule } from './delivery/delivery-worker.module';
+import { AlertWorkerModule } from './mail/alert-worker.module';
 import { DestinationsModule } from './destinations/destinations.module';
 import { EndpointsModule } from './endpoints/endpoints.module';
 import { EventsModule } from './events/events.module';
@@ -14,7 +17,7 @@ import { ReplayModule } from './delivery/replay.module';
 import { EventStreamModule } from './realtime/event-stream.module';
 import { RealtimePublisherModule } from './realtime/realtime.module';
 import { redisOptions } from './common/redis-connection';
-import type { Environment } from './config/environment';
+import type { AppRole, Environment } from './config/environment';
 import { ormOptions } from './database/orm-options';
 import { HealthModule } from './health/health.module';
 import { MetricsModule } from './metrics/metrics.module';
@@ -24,14 +27,33 @@ import { UsersModule } from './users/users.module';
 const REDACTED_HEADERS = ['authorization', 'cookie', 'set-cookie', 'x-api-key', 'proxy-authorization'];
 
 /**
+ * Where a process runs its queue processors (the delivery engine): on its own event loop (`here`), on a
+ * worker thread of their own (`thread`), or nowhere.
+ */
+export type WorkerPlacement = 'here' | 'thread' | 'none';
+
+/**
+ * `all` runs the processors on a thread of their own: an event loop busy forwarding would otherwise make
+ * every turn of the HTTP loop long, and Node accepts one new connection per turn, so the capture URL would
+ * stop taking connections exactly when it is busiest (README, "When the box is saturated"). `onMainLoop`
+ * keeps them on the main loop instead: for a service hosted inside another program (the e2e tests run it
+ * inside Jest, whose compiled sources a thread cannot load).
+ */
+export function workerPlacement(role: AppRole, onMainLoop = false): WorkerPlacement {
+  if (role === 'api') return 'none';
+  if (role === 'worker' || onMainLoop) return 'here';
+  return 'thread';
+}
+
+/**
  * The whole service. APP_ROLE decides what one process runs: `api` the HTTP routes, `worker` the queue
- * processors (with /health only), `all` both; every role shares the same modules for data and queues.
+ * processors (with /health and /metrics only), `all` both; every role shares the same modules for data and
+ * queues. `workers` says where the processors run (see workerPlacement).
  */
 @Module({})
 export class AppModule {
-  static forRoot(env: Environment): DynamicModule {
+  static forRoot(env: Environment, workers: WorkerPlacement = workerPlacement(env.APP_ROLE)): DynamicModule {
     const serveApi = env.APP_ROLE !== 'worker';
-    const runWorkers = env.APP_ROLE !== 'api';
     const shared: NonNullable<ModuleMetadata['imports']> = [
       ConfigModule.forRoot({
         isGlobal: true,
@@ -89,10 +111,15 @@ export class AppModule {
           DestinationsModule,
           EventsModule,
           ReplayModule,
+          BulkReplayModule,
           EventStreamModule,
         ]
       : [];
-    const workers = runWorkers ? [DeliveryWorkerModule] : [];
-    return { module: AppModule, imports: [...shared, ...api, ...workers] };
+    const processors = {
+      here: [DeliveryWorkerModule, BulkReplayWorkerModule, AlertWorkerModule],
+      thread: [DeliveryThreadModule.forRoot(env)],
+      none: [],
+    }[workers];
+    return { module: AppModule, imports: [...shared, ...api, ...processors] };
   }
 }

@@ -3,10 +3,12 @@ import { existsSync } from 'node:fs';
 import { createApp } from './app.factory';
 import { StartupError } from './common/startup-error';
 import { ConfigurationError, loadEnvironment } from './config/environment';
+import { runAsBackgroundWork } from './delivery/background-priority';
 
 async function bootstrap(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
   const env = loadEnvironment(process.env);
+  if (env.APP_ROLE === 'worker') runAsBackgroundWork();
   const app = await createApp(env);
   // SIGTERM/SIGINT: stop taking requests, finish the in-flight ones and the running jobs, then exit 0.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

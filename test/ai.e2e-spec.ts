@@ -152,7 +152,10 @@ describe('AI analysis (local engine)', () => {
       const own = await capture(caller, STRIPE_BODY);
       const statuses = [];
       for (let call = 1; call <= 31; call++) {
-        statuses.push((await api(sut.url, 'GET', route(caller, own, 'explain'), { token: caller.user.accessToken })).status);
+        statuses.push(
+          (await api(sut.url, 'GET', route(caller, own, 'explain'), { token: caller.user.accessToken }))
+            .status,
+        );
       }
       expect(statuses.slice(0, 30).every((status) => status === 200)).toBe(true);
       expect(statuses[30]).toBe(429);

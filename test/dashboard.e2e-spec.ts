@@ -263,6 +263,9 @@ describe('dashboard in headless Chromium', () => {
     expect(await byTestId('destination-row-url', row).textContent()).toBe(sink!.url);
     expect(await byTestId('destination-secret-value', row).textContent()).toContain('••••••••');
     expect(await byTestId('destination-secret-value', row).textContent()).not.toContain('whsec_');
+    const backlog = byTestId('destination-backlog', row);
+    expect(await backlog.getAttribute('data-pending')).toBe('0');
+    expect(await backlog.textContent()).toBe('Nothing waiting');
     expect(await byTestId('destination-url').inputValue()).toBe('');
   });
 
@@ -349,6 +352,28 @@ describe('dashboard in headless Chromium', () => {
     await screenshot('events-list.png', '[data-testid="events-list"]', 'top');
   });
 
+  step('replays every event the filters match in bulk: a dry-run count, then its progress', async () => {
+    const loadsBefore = watch.loads();
+    await byTestId('filter-q').fill('invoice.paid');
+    const start = page.locator('[data-testid="bulk-replay-start"][data-count="1"]');
+    await start.waitFor();
+    expect(await start.textContent()).toBe('Replay all 1 matching');
+    const before = sink!.received.length;
+    await start.click();
+    const finished = page.locator('[data-testid="bulk-replay-progress"][data-status="completed"]');
+    await finished.waitFor({ timeout: 15_000 });
+    expect(await finished.textContent()).toContain('Replayed 1 event');
+    // The destination gets the paid invoice once more (a retry of the failed refund may arrive too).
+    const replayedPaid = () =>
+      sink!.received
+        .slice(before)
+        .some((request) => JSON.parse(request.body.toString('utf8')).id === PAYLOADS.paid.id);
+    while (!replayedPaid()) await sink!.waitForRequests(sink!.received.length + 1);
+    await byTestId('clear-filters').click();
+    await page.locator('[data-testid="bulk-replay-start"][data-count="4"]').waitFor();
+    await expectNoReload(loadsBefore);
+  });
+
   step('fits a 390-pixel-wide phone screen without horizontal scrolling', async () => {
     await page.setViewportSize(PHONE);
     try {
@@ -357,7 +382,7 @@ describe('dashboard in headless Chromium', () => {
       expect(endpointPage.innerWidth).toBe(PHONE.width);
 
       await openEvent(flow.paidId);
-      await page.locator('[data-testid="delivery-row"][data-status="delivered"]').waitFor();
+      await page.locator('[data-testid="delivery-row"][data-status="delivered"]').first().waitFor();
       const eventPage = await horizontalOverflow(page);
       expect(eventPage.scrollWidth).toBeLessThanOrEqual(eventPage.innerWidth);
 

@@ -49,7 +49,52 @@ describe('destinations', () => {
       secret: null,
       is_active: true,
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      backlog: { pending: 0, oldest_pending_at: null },
     });
+  });
+
+  it('gets one destination with its backlog: deliveries not yet delivered nor dead-lettered, and the oldest', async () => {
+    // APP_ROLE=api: no worker runs, so every capture's delivery waits.
+    const own = await setUp(sut);
+    const path = `/api/endpoints/${own.endpointId}/destinations`;
+    const ownCall = (method: string, route: string) =>
+      api(sut.url, method, route, { token: own.user.accessToken });
+    const created = await api(sut.url, 'POST', path, {
+      token: own.user.accessToken,
+      body: { url: 'https://api.example.com/backlog' },
+    });
+    const destinationPath = `${path}/${created.body.destination.id}`;
+    const eventIds: string[] = [];
+    for (let n = 0; n < 4; n++) {
+      const captured = await fetch(`${sut.url}/in/${own.token}`, { method: 'POST', body: `{"n":${n}}` });
+      eventIds.push(((await captured.json()) as { id: string }).id);
+    }
+    const { rows } = await db.query<{ event_id: string; created_at: Date }>(
+      'select event_id, created_at from deliveries where event_id = any($1) order by created_at',
+      [eventIds],
+    );
+    expect(rows).toHaveLength(4);
+
+    const four = await ownCall('GET', destinationPath);
+    expect(four.status).toBe(200);
+    expect(four.body.destination).toMatchObject({
+      id: created.body.destination.id,
+      url: 'https://api.example.com/backlog',
+      backlog: { pending: 4, oldest_pending_at: rows[0].created_at.toISOString() },
+    });
+
+    // One delivered, one dead-lettered: they no longer wait. One failed and owed a retry still does.
+    const setStatus = (eventId: string, status: string) =>
+      db.query('update deliveries set status = $2 where event_id = $1', [eventId, status]);
+    await setStatus(rows[0].event_id, 'delivered');
+    await setStatus(rows[1].event_id, 'dead_letter');
+    await setStatus(rows[2].event_id, 'failed');
+    const expected = { pending: 2, oldest_pending_at: rows[2].created_at.toISOString() };
+    expect((await ownCall('GET', destinationPath)).body.destination.backlog).toEqual(expected);
+    // The list and the endpoint show the same backlog.
+    expect((await ownCall('GET', path)).body.destinations[0].backlog).toEqual(expected);
+    const endpoint = await ownCall('GET', `/api/endpoints/${own.endpointId}`);
+    expect(endpoint.body.endpoint.destinations[0].backlog).toEqual(expected);
   });
 
   it('keeps a secret and returns it', async () => {
@@ -198,6 +243,7 @@ describe('destinations', () => {
     );
     for (const id of ['nope', '00000000-0000-4000-8000-000000000000', foreign.body.destination.id]) {
       for (const [method, body] of [
+        ['GET', undefined],
         ['PATCH', { is_active: false }],
         ['DELETE', undefined],
       ] as const) {

@@ -1,5 +1,6 @@
 import { api } from './support/api-client';
 import { answer, HttpsDestination } from './support/https-destination';
+import { startServiceProcess } from './support/service-process';
 import { startTestApp, type TestApp } from './support/test-app';
 import { addDestination, capture, createEndpoint, hasStatus, waitForEvent } from './support/webhook-fixtures';
 
@@ -33,8 +34,11 @@ describe('metrics', () => {
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     for (const name of [
       'hooktrail_captures_total',
+      'hooktrail_capture_duration_seconds',
+      'hooktrail_capture_queue',
       'hooktrail_delivery_attempts_total',
       'hooktrail_delivery_attempt_duration_seconds',
+      'hooktrail_delivery_attempt_window',
       'hooktrail_delivery_queue_jobs',
       'hooktrail_delivery_queue_oldest_waiting_seconds',
       'nodejs_eventloop_lag_seconds',
@@ -61,6 +65,30 @@ describe('metrics', () => {
     expect(delta('hooktrail_delivery_attempts_total{outcome="delivered"}')).toBe(1);
     expect(delta('hooktrail_delivery_attempt_duration_seconds_count{outcome="delivered"}')).toBe(1);
   });
+
+  it('in a process of its own (APP_ROLE=all, deliveries on their own thread) sums the thread’s figures in', async () => {
+    const service = await startServiceProcess();
+    try {
+      const fixture = await createEndpoint(service.url);
+      await addDestination(service.url, fixture, `${destination.url}/hooks`);
+      const eventIds = [await capture(fixture), await capture(fixture)];
+      for (const eventId of eventIds)
+        await waitForEvent(service.url, fixture, eventId, hasStatus('delivered'));
+      const text = await scrape(service.url);
+
+      expect(sample(text, 'hooktrail_captures_total{outcome="stored"}')).toBe(2);
+      expect(sample(text, 'hooktrail_capture_duration_seconds_count{outcome="stored"}')).toBe(2);
+      expect(sample(text, 'hooktrail_delivery_attempts_total{outcome="delivered"}')).toBe(2);
+      expect(sample(text, 'hooktrail_delivery_attempt_duration_seconds_count{outcome="delivered"}')).toBe(2);
+      // The thread's window of sends, between its floor and its ceiling.
+      expect(sample(text, 'hooktrail_delivery_attempt_window')).toBeGreaterThanOrEqual(4);
+      expect(sample(text, 'hooktrail_delivery_attempt_window')).toBeLessThanOrEqual(200);
+      // Node's own figures are the process's, counted once.
+      expect(text.match(/^process_resident_memory_bytes /gm)).toHaveLength(1);
+    } finally {
+      await service.close();
+    }
+  }, 60_000);
 
   it('is documented in the OpenAPI document as plain text', async () => {
     const response = await api(sut.url, 'GET', '/docs-json');

@@ -12,7 +12,15 @@ import { ThrottlerGuard } from '@nestjs/throttler';
 import { type AuthUser, CurrentUser } from '../common/decorators/current-user.decorator';
 import { Public } from '../common/decorators/public.decorator';
 import { AuthService } from './auth.service';
-import { AccessTokenDto, AuthSessionDto, LoginDto, MeDto, OkDto, RefreshDto, RegisterDto } from './dto/auth.dto';
+import {
+  AccessTokenDto,
+  AuthSessionDto,
+  LoginDto,
+  MeDto,
+  OkDto,
+  RefreshDto,
+  RegisterDto,
+} from './dto/auth.dto';
 
 @ApiTags('auth')
 @Controller('api/auth')

@@ -43,21 +43,30 @@ export class AuthService {
     try {
       await this.em.persistAndFlush(user);
     } catch (error) {
-      if ((error as { code?: string }).code === '23505') throw new ConflictException('email is already registered');
+      if ((error as { code?: string }).code === '23505')
+        throw new ConflictException('email is already registered');
       throw error;
     }
     return this.openSession(user);
   }
 
   async login(input: LoginDto): Promise<AuthSessionDto> {
-    const user = await this.em.findOne(User, { email: normalizeEmail(input.email) }, { populate: ['passwordHash'] });
+    const user = await this.em.findOne(
+      User,
+      { email: normalizeEmail(input.email) },
+      { populate: ['passwordHash'] },
+    );
     const valid = await argon2.verify(user?.passwordHash ?? (await this.decoyHash), input.password);
     if (!user || !valid) throw new UnauthorizedException(INVALID_CREDENTIALS);
     return this.openSession(user);
   }
 
   async refresh(refreshToken: string): Promise<AccessTokenDto> {
-    const stored = await this.em.findOne(RefreshToken, { tokenHash: hashToken(refreshToken) }, { populate: ['user'] });
+    const stored = await this.em.findOne(
+      RefreshToken,
+      { tokenHash: hashToken(refreshToken) },
+      { populate: ['user'] },
+    );
     if (!stored || stored.revokedAt || stored.expiresAt.getTime() <= Date.now()) {
       throw new UnauthorizedException('refresh token is unknown, expired or revoked');
     }

@@ -18,12 +18,17 @@ export const jwtSecretProvider: Provider = {
     const configured = config.get('JWT_SECRET', { infer: true });
     if (configured) return configured;
     const connection = em.getConnection();
-    await connection.execute(`insert into app_settings (key, value) values (?, ?) on conflict (key) do nothing`, [
-      SETTING_KEY,
-      randomBytes(48).toString('base64url'),
-    ]);
-    const [row] = await connection.execute<{ value: string }[]>(`select value from app_settings where key = ?`, [SETTING_KEY]);
-    new Logger('Auth').warn('JWT_SECRET is not set: using a generated secret kept in the database (set JWT_SECRET in production)');
+    await connection.execute(
+      `insert into app_settings (key, value) values (?, ?) on conflict (key) do nothing`,
+      [SETTING_KEY, randomBytes(48).toString('base64url')],
+    );
+    const [row] = await connection.execute<{ value: string }[]>(
+      `select value from app_settings where key = ?`,
+      [SETTING_KEY],
+    );
+    new Logger('Auth').warn(
+      'JWT_SECRET is not set: using a generated secret kept in the database (set JWT_SECRET in production)',
+    );
     return row.value;
   },
 };

@@ -1,4 +1,9 @@
-import { GroupCommit, GroupCommitClosedError } from './group-commit';
+import {
+  GroupCommit,
+  GroupCommitClosedError,
+  GroupCommitDeadlineError,
+  GroupCommitFullError,
+} from './group-commit';
 
 interface Deferred {
   items: number[];
@@ -68,5 +73,66 @@ describe(GroupCommit.name, () => {
     calls[1].resolve(['b']);
     await closing;
     await expect(pending[1]).resolves.toBe('b');
+  });
+
+  describe('admission', () => {
+    beforeEach(() => jest.useFakeTimers({ now: 0 }));
+    afterEach(() => jest.useRealTimers());
+
+    it('refuses at once what would overflow the waiting items or bytes, but never a lone item', async () => {
+      const { calls, commit } = manualCommit();
+      const sut = new GroupCommit(commit, {
+        ...options,
+        maxInFlight: 1,
+        maxWaitingItems: 2,
+        maxWaitingBytes: 50,
+      });
+      const huge = sut.submit(500); // nothing waits: it goes, whatever its size
+      const waiting = [sut.submit(10), sut.submit(20)];
+      await expect(sut.submit(1)).rejects.toBeInstanceOf(GroupCommitFullError);
+      calls[0].resolve(['huge']);
+      await huge;
+      // the two waiting items went as one batch: the queue has room again, but not for 60 bytes
+      expect(calls[1].items).toEqual([10, 20]);
+      const [fits, tooBig] = [sut.submit(40), sut.submit(60)];
+      await expect(tooBig).rejects.toBeInstanceOf(GroupCommitFullError);
+      calls[1].resolve(['a', 'b']);
+      await expect(Promise.all(waiting)).resolves.toEqual(['a', 'b']);
+      expect(calls[2].items).toEqual([40]);
+      calls[2].resolve(['c']);
+      await expect(fits).resolves.toBe('c');
+    });
+
+    it('refuses, and never commits, an item that could not start its commit within its allowance', async () => {
+      const { calls, commit } = manualCommit();
+      const sut = new GroupCommit(commit, { ...options, maxInFlight: 1 });
+      const deadline = { answerBy: 2000, commitAllowanceMs: 1000 };
+      const first = sut.submit(1, deadline);
+      const late = sut.submit(2, deadline);
+      jest.advanceTimersByTime(999);
+      calls[0].resolve(['one']);
+      await expect(first).resolves.toBe('one');
+      expect(calls.map((call) => call.items)).toEqual([[1], [2]]); // started at 999 ms: in time
+      const waiting = sut.submit(3, { answerBy: 2500, commitAllowanceMs: 1000 });
+      jest.advanceTimersByTime(502); // 1,501 ms: item 3 should have started by 1,500
+      await expect(waiting).rejects.toEqual(new GroupCommitDeadlineError('no'));
+      calls[1].resolve(['two']);
+      await expect(late).resolves.toBe('two');
+      expect(calls).toHaveLength(2);
+    });
+
+    it('answers the items of a batch still committing at their deadline, and ignores its late result', async () => {
+      const { calls, commit } = manualCommit();
+      const sut = new GroupCommit(commit, { ...options, maxInFlight: 1 });
+      const stuck = sut.submit(1, { answerBy: 2000, commitAllowanceMs: 1000 });
+      jest.advanceTimersByTime(2000);
+      await expect(stuck).rejects.toEqual(new GroupCommitDeadlineError('unknown'));
+      const next = sut.submit(2);
+      calls[0].resolve(['too late']);
+      await Promise.resolve();
+      expect(calls[1].items).toEqual([2]); // the lane is free again once the commit returned
+      calls[1].resolve(['two']);
+      await expect(next).resolves.toBe('two');
+    });
   });
 });

@@ -6,6 +6,12 @@ export interface GroupCommitOptions<TItem> {
   /** Summed `sizeOf` per batch at most (a single larger item still goes alone). */
   maxBatchBytes: number;
   sizeOf(item: TItem): number;
+  /**
+   * Items allowed to wait for a batch, and their summed `sizeOf`: beyond either, `submit` refuses at once
+   * with GroupCommitFullError (an item still goes when nothing waits, whatever its size). Unbounded when unset.
+   */
+  maxWaitingItems?: number;
+  maxWaitingBytes?: number;
 }
 
 export class GroupCommitClosedError extends Error {
@@ -14,34 +20,79 @@ export class GroupCommitClosedError extends Error {
   }
 }
 
+/** Too much is waiting already: the item was refused before it was queued. */
+export class GroupCommitFullError extends Error {
+  constructor() {
+    super('too many items are waiting to be committed');
+  }
+}
+
+/** The item's deadline passed: before its batch started (it was never written) or before its batch committed. */
+export class GroupCommitDeadlineError extends Error {
+  constructor(readonly written: 'no' | 'unknown') {
+    super(
+      written === 'no'
+        ? 'no batch could take the item before its deadline'
+        : 'its batch did not commit before the deadline',
+    );
+  }
+}
+
+/** When an item must be answered, and how long before that its batch must start (epoch ms, ms). */
+export interface CommitDeadline {
+  answerBy: number;
+  commitAllowanceMs: number;
+}
+
 interface Waiting<TItem, TResult> {
   item: TItem;
+  size: number;
+  deadline?: CommitDeadline;
+  settled: boolean;
   resolve(result: TResult): void;
   reject(error: unknown): void;
 }
 
 /**
- * Group commit (used by the capture writer and the delivery repository): items submitted while every slot is busy wait together and are committed as one batch
- * as soon as a slot frees up. At low load an item is committed alone at once (no timer adds latency);
- * under load, batches grow with the queue, so one commit serves many requests. Each submitter's promise
- * settles only after the commit of its batch: with its own result, or with the batch's error.
+ * Group commit (used by the capture writer and the delivery repository): items submitted while every slot is
+ * busy wait together and are committed as one batch as soon as a slot frees up. At low load an item is
+ * committed alone at once (no timer adds latency); under load, batches grow with the queue, so one commit
+ * serves many requests. Each submitter's promise settles only after the commit of its batch: with its own
+ * result, or with the batch's error.
+ *
+ * Admission, for callers that owe someone an answer in time (the capture URL): the queue is bounded (items
+ * and bytes), and an item may carry a deadline. One that has not started its commit `commitAllowanceMs`
+ * before its deadline is rejected and never written; one whose batch is still committing at the deadline is
+ * rejected then, without waiting for the batch (the commit function should bound itself by the same
+ * allowance, e.g. with a statement time-out, so that a late batch is rolled back rather than committed).
  */
 export class GroupCommit<TItem, TResult> {
   private waiting: Waiting<TItem, TResult>[] = [];
+  private waitingBytes = 0;
   private inFlight = 0;
   private closing = false;
   private drained: (() => void) | null = null;
+  private expiryTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly commit: (items: TItem[]) => Promise<TResult[]>,
     private readonly options: GroupCommitOptions<TItem>,
   ) {}
 
-  submit(item: TItem): Promise<TResult> {
+  /** Items waiting for a batch now (a measure of back-pressure). */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  submit(item: TItem, deadline?: CommitDeadline): Promise<TResult> {
     if (this.closing) return Promise.reject(new GroupCommitClosedError());
+    const size = this.options.sizeOf(item);
+    if (this.waiting.length > 0 && this.isFull(size)) return Promise.reject(new GroupCommitFullError());
     return new Promise<TResult>((resolve, reject) => {
-      this.waiting.push({ item, resolve, reject });
+      this.waiting.push({ item, size, deadline, settled: false, resolve, reject });
+      this.waitingBytes += size;
       this.dispatch();
+      if (deadline && this.waiting.length > 0) this.armExpiry();
     });
   }
 
@@ -52,39 +103,99 @@ export class GroupCommit<TItem, TResult> {
     return new Promise((resolve) => (this.drained = resolve));
   }
 
+  private isFull(size: number): boolean {
+    const { maxWaitingItems = Infinity, maxWaitingBytes = Infinity } = this.options;
+    return this.waiting.length >= maxWaitingItems || this.waitingBytes + size > maxWaitingBytes;
+  }
+
   private isIdle(): boolean {
     return this.inFlight === 0 && this.waiting.length === 0;
   }
 
   private dispatch(): void {
+    this.expireWaiting();
     while (this.inFlight < this.options.maxInFlight && this.waiting.length > 0) {
       this.inFlight += 1;
       void this.run(this.takeBatch());
     }
+    this.settleDrained();
   }
 
   private takeBatch(): Waiting<TItem, TResult>[] {
     let count = 0;
     let bytes = 0;
     while (count < this.waiting.length && count < this.options.maxBatchItems) {
-      const size = this.options.sizeOf(this.waiting[count].item);
+      const size = this.waiting[count].size;
       if (count > 0 && bytes + size > this.options.maxBatchBytes) break;
       bytes += size;
       count += 1;
     }
+    this.waitingBytes -= bytes;
     return this.waiting.splice(0, count);
   }
 
+  /** Rejects the waiting items that can no longer start their commit in time (they are never written). */
+  private expireWaiting(): void {
+    const now = Date.now();
+    const late = (entry: Waiting<TItem, TResult>) =>
+      entry.deadline !== undefined && now > entry.deadline.answerBy - entry.deadline.commitAllowanceMs;
+    if (!this.waiting.some(late)) return;
+    this.waiting = this.waiting.filter((entry) => {
+      if (!late(entry)) return true;
+      this.waitingBytes -= entry.size;
+      settle(entry, () => entry.reject(new GroupCommitDeadlineError('no')));
+      return false;
+    });
+  }
+
+  /** One timer for the earliest start-by time of the waiting items, so that they are refused on time. */
+  private armExpiry(): void {
+    if (this.expiryTimer) return;
+    const startBy = Math.min(
+      ...this.waiting.flatMap((entry) =>
+        entry.deadline ? [entry.deadline.answerBy - entry.deadline.commitAllowanceMs] : [],
+      ),
+    );
+    if (!Number.isFinite(startBy)) return;
+    this.expiryTimer = setTimeout(
+      () => {
+        this.expiryTimer = null;
+        this.expireWaiting();
+        if (this.waiting.length > 0) this.armExpiry();
+        this.settleDrained();
+      },
+      Math.max(0, startBy - Date.now() + 1),
+    );
+    this.expiryTimer.unref();
+  }
+
   private async run(batch: Waiting<TItem, TResult>[]): Promise<void> {
+    const answerBy = Math.min(...batch.flatMap((entry) => (entry.deadline ? [entry.deadline.answerBy] : [])));
+    const watchdog = Number.isFinite(answerBy)
+      ? setTimeout(() => {
+          for (const entry of batch)
+            settle(entry, () => entry.reject(new GroupCommitDeadlineError('unknown')));
+        }, answerBy - Date.now())
+      : null;
     try {
       const results = await this.commit(batch.map((entry) => entry.item));
-      batch.forEach((entry, index) => entry.resolve(results[index]));
+      batch.forEach((entry, index) => settle(entry, () => entry.resolve(results[index])));
     } catch (error) {
-      for (const entry of batch) entry.reject(error);
+      for (const entry of batch) settle(entry, () => entry.reject(error));
     } finally {
+      if (watchdog) clearTimeout(watchdog);
       this.inFlight -= 1;
       this.dispatch();
-      if (this.drained && this.isIdle()) this.drained();
     }
   }
+
+  private settleDrained(): void {
+    if (this.drained && this.isIdle()) this.drained();
+  }
+}
+
+function settle<TItem, TResult>(entry: Waiting<TItem, TResult>, settleWith: () => void): void {
+  if (entry.settled) return;
+  entry.settled = true;
+  settleWith();
 }

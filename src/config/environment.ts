@@ -143,6 +143,16 @@ export class Environment {
   @Max(104857600, { message: 'must be a whole number of bytes from 1 to 104857600' })
   CAPTURE_MAX_BODY_BYTES = 10485760;
 
+  /**
+   * The longest a capture waits for its answer once its body is read: 200 after the commit, or 503 with
+   * Retry-After when it could not be stored in that time (extension; see README, "When the box is saturated").
+   */
+  @Transform(toInteger)
+  @IsInt({ message: 'must be a whole number of milliseconds from 200 to 60000' })
+  @Min(200, { message: 'must be a whole number of milliseconds from 200 to 60000' })
+  @Max(60000, { message: 'must be a whole number of milliseconds from 200 to 60000' })
+  CAPTURE_TIMEOUT_MS = 2000;
+
   /** SITE_URL without a trailing slash (set by loadEnvironment, `http://localhost:PORT` by default). */
   get siteUrl(): string {
     return this.SITE_URL as string;
@@ -158,6 +168,15 @@ function firstProblem(errors: ValidationError[]): string {
   const secret = /SECRET|KEY/.test(error.property);
   const got = error.value === undefined ? 'nothing' : secret ? 'a hidden value' : JSON.stringify(error.value);
   return `${error.property} ${shown} (got ${got})`;
+}
+
+/** The variables that `loadEnvironment` reads back into this environment (to start a thread with it). */
+export function environmentVariables(environment: Environment): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(environment).flatMap(([name, value]: [string, unknown]) =>
+      value === undefined ? [] : [[name, Array.isArray(value) ? value.join(',') : String(value)]],
+    ),
+  );
 }
 
 /** Reads and validates the environment; throws a ConfigurationError with one line naming the variable. */

@@ -12,7 +12,10 @@ function describeAddress(url: URL): string {
 }
 
 async function connect(url: URL): Promise<Client> {
-  const client = new Client({ connectionString: url.toString(), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const client = new Client({
+    connectionString: url.toString(),
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
   client.on('error', () => undefined);
   await client.connect();
   return client;
@@ -37,9 +40,11 @@ async function ensureDatabaseExists(databaseUrl: string): Promise<void> {
   try {
     const found = await client.query('select 1 from pg_database where datname = $1', [name]);
     if (found.rowCount === 0) {
-      await client.query(`create database "${name.replace(/"/g, '""')}"`).catch((error: { code?: string }) => {
-        if (error.code !== '42P04') throw error; // created meanwhile by another process
-      });
+      await client
+        .query(`create database "${name.replace(/"/g, '""')}"`)
+        .catch((error: { code?: string }) => {
+          if (error.code !== '42P04') throw error; // created meanwhile by another process
+        });
     }
   } finally {
     await client.end();

@@ -11,7 +11,17 @@ import { WebhookEvent } from '../events/event.entity';
 import { DeadLetterAlert } from '../mail/dead-letter-alert.entity';
 import { User } from '../users/user.entity';
 
-export const ENTITIES = [AppSetting, User, RefreshToken, Endpoint, Destination, WebhookEvent, Delivery, DeadLetterAlert, AiResult];
+export const ENTITIES = [
+  AppSetting,
+  User,
+  RefreshToken,
+  Endpoint,
+  Destination,
+  WebhookEvent,
+  Delivery,
+  DeadLetterAlert,
+  AiResult,
+];
 
 /** MikroORM options for a database URL: explicit entities, checked-in migrations, never schema sync. */
 export function ormOptions(databaseUrl: string): Options {

@@ -23,9 +23,14 @@ export class DeliveryQueue {
     this.retryDelaysMs = config.get('DELIVERY_RETRY_DELAYS_MS', { infer: true });
   }
 
-  /** Adds the jobs in one round trip. Re-adding a delivery whose job is still in Redis is a no-op. */
+  /**
+   * Adds the jobs in one round trip. Re-adding a delivery whose job is still in Redis is a no-op. Fails at
+   * once while Redis is away, instead of piling the jobs up in the client's offline queue: the deliveries
+   * are in PostgreSQL, and the sweeper enqueues them when Redis is back.
+   */
   async enqueue(deliveries: QueuedDelivery[]): Promise<void> {
     if (deliveries.length === 0) return;
+    if (this.queue.client.status !== 'ready') throw new Error(`Redis is ${this.queue.client.status}`);
     await this.queue.addBulk(
       deliveries.map((delivery) => ({
         data: { deliveryId: delivery.id },

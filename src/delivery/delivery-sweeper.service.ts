@@ -1,13 +1,11 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger, type OnApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Queue } from 'bull';
-import { ALERT_WINDOW_MS } from '../mail/alert-jobs';
-import { AlertScheduler } from '../mail/alert-scheduler.service';
-import { AlertsRepository } from '../mail/alerts.repository';
 import { DELIVERY_QUEUE, type DeliveryJob } from './delivery-jobs';
 import { DeliveryQueue } from './delivery-queue.service';
 import { DeliveryRepository } from './delivery.repository';
-import { withRedisTimeout } from '../common/redis-timeout';
+import { PeriodicTask } from '../common/periodic-task';
+import { BACKGROUND_REDIS_TIMEOUT_MS, withRedisTimeout } from '../common/redis-timeout';
 
 const SWEEP_INTERVAL_MS = 5000;
 /** A delivery this late past its due time has probably lost its job (Redis restarted, enqueue failed). */
@@ -17,39 +15,34 @@ const RECHECK_AFTER_S = 30;
 const SWEEP_BATCH = 500;
 /** At most this many batches in one sweep (10,000 deliveries); the next sweep goes on. */
 const MAX_BATCHES_PER_SWEEP = 20;
-const REDIS_TIMEOUT_MS = 2000;
 
 /**
  * Drains the outbox: deliveries the database still owes an attempt and whose job is not in Redis
  * (enqueue failed while Redis was down, Redis restarted without its data, a job exhausted by stalls)
- * are enqueued again, continuing their retry schedule; unsent dead-letter alerts likewise. It also folds
- * the event-count deltas of busy endpoints.
+ * are enqueued again, continuing their retry schedule. It also folds the event-count deltas of busy
+ * endpoints. (Overdue dead-letter alerts are the AlertWorker's.)
  */
 @Injectable()
 export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(DeliverySweeper.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly sweeps = new PeriodicTask(
+    () => this.sweep(),
+    SWEEP_INTERVAL_MS,
+    (error) => this.logger.warn(`sweep skipped: ${error.message}`),
+  );
 
   constructor(
     @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJob>,
     private readonly producer: DeliveryQueue,
     private readonly deliveries: DeliveryRepository,
-    private readonly alerts: AlertsRepository,
-    private readonly alertScheduler: AlertScheduler,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.sweep()
-        .catch((error: Error) => this.logger.warn(`sweep skipped: ${error.message}`))
-        .finally(() => (this.running = undefined));
-    }, SWEEP_INTERVAL_MS);
+    this.sweeps.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  onApplicationShutdown(): Promise<void> {
+    return this.sweeps.stop();
   }
 
   async sweep(): Promise<void> {
@@ -58,9 +51,6 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
     for (let batch = 0; batch < MAX_BATCHES_PER_SWEEP; batch++) {
       const { overdue, lost } = await this.reenqueueLost();
       if (overdue < SWEEP_BATCH || lost === 0) break;
-    }
-    for (const endpointId of await this.alerts.endpointsWithOverdueAlerts(OVERDUE_GRACE_S, ALERT_WINDOW_MS)) {
-      await withRedisTimeout(this.alertScheduler.schedule(endpointId), REDIS_TIMEOUT_MS);
     }
     await this.deliveries.foldEventCounts();
   }
@@ -71,7 +61,7 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
     if (overdue.length === 0) return { overdue: 0, lost: 0 };
     const jobs = await withRedisTimeout(
       Promise.all(overdue.map((delivery) => this.queue.getJob(delivery.id))),
-      REDIS_TIMEOUT_MS,
+      BACKGROUND_REDIS_TIMEOUT_MS,
     );
     const lost = [];
     for (const [index, job] of jobs.entries()) {
@@ -79,12 +69,13 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
       await job?.remove();
       lost.push({ id: overdue[index].id, priorAttempts: overdue[index].attemptCount });
     }
-    await withRedisTimeout(this.producer.enqueue(lost), REDIS_TIMEOUT_MS);
+    await withRedisTimeout(this.producer.enqueue(lost), BACKGROUND_REDIS_TIMEOUT_MS);
     await this.deliveries.postpone(
       overdue.map((delivery) => delivery.id),
       RECHECK_AFTER_S,
     );
-    if (lost.length > 0) this.logger.warn({ count: lost.length }, 're-enqueued deliveries whose job was lost');
+    if (lost.length > 0)
+      this.logger.warn({ count: lost.length }, 're-enqueued deliveries whose job was lost');
     return { overdue: overdue.length, lost: lost.length };
   }
 }

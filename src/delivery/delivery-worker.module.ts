@@ -8,7 +8,10 @@ import { DeliverySweeper } from './delivery-sweeper.service';
 import { DeliveryWorker } from './delivery-worker.service';
 import { DeliveryModule } from './delivery.module';
 
-/** What a worker process runs: the delivery and alert processors and the outbox sweeper. */
+/**
+ * What a worker runs for deliveries: the delivery processor and the outbox sweeper (MailModule for the
+ * alert a dead letter schedules; the alerts' own processor is AlertWorkerModule).
+ */
 @Module({
   imports: [DeliveryModule, MailModule],
   providers: [

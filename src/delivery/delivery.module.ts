@@ -2,11 +2,20 @@ import { BullModule } from '@nestjs/bull';
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment';
-import { DELIVERY_BACKOFF, DELIVERY_QUEUE, type DeliveryBackoffOptions, deliveryBackoff } from './delivery-jobs';
+import {
+  DELIVERY_BACKOFF,
+  DELIVERY_QUEUE,
+  type DeliveryBackoffOptions,
+  deliveryBackoff,
+} from './delivery-jobs';
 import { DeliveryQueue } from './delivery-queue.service';
 import { DeliveryRepository } from './delivery.repository';
+import { DestinationBacklogs } from './destination-backlogs.service';
 
-/** The delivery queue (with the retry schedule as Bull's backoff strategy) and its producer. */
+/**
+ * The delivery queue (with the retry schedule as Bull's backoff strategy) and its producer, and each
+ * destination's backlog read from the outbox.
+ */
 @Module({
   imports: [
     BullModule.registerQueueAsync({
@@ -29,7 +38,7 @@ import { DeliveryRepository } from './delivery.repository';
       },
     }),
   ],
-  providers: [DeliveryQueue, DeliveryRepository],
-  exports: [BullModule, DeliveryQueue, DeliveryRepository],
+  providers: [DeliveryQueue, DeliveryRepository, DestinationBacklogs],
+  exports: [BullModule, DeliveryQueue, DeliveryRepository, DestinationBacklogs],
 })
 export class DeliveryModule {}

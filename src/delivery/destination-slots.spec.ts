@@ -25,6 +25,16 @@ describe('DestinationSlots', () => {
     expect(slots.tryAcquire('fast', false)).toBe(false);
   });
 
+  it('holds a destination stuck until an attempt has ended, and while its attempts run into the time-out', () => {
+    const slots = new DestinationSlots(2, STUCK_AFTER_MS);
+    expect(slots.isStuck('d')).toBe(true);
+    slots.tryAcquire('d', false);
+    slots.release('d', 20);
+    expect(slots.isStuck('d')).toBe(false);
+    for (let n = 0; n < 30; n++) slots.release('d', 1250);
+    expect(slots.isStuck('d')).toBe(true);
+  });
+
   it('defers for longer the more deliveries are already waiting, at the destination’s pace', () => {
     const slots = new DestinationSlots(10, STUCK_AFTER_MS);
     for (let n = 0; n < 10; n++) slots.tryAcquire('d', false);

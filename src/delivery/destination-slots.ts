@@ -46,9 +46,14 @@ export class DestinationSlots {
   tryAcquire(destinationId: string, returning: boolean): boolean {
     const load = this.loadOf(destinationId);
     if (returning && load.deferred > 0) load.deferred--;
-    if (load.inFlight >= this.limit && load.meanDurationMs >= this.stuckAfterMs) return false;
+    if (load.inFlight >= this.limit && this.isStuck(destinationId)) return false;
     load.inFlight++;
     return true;
+  }
+
+  /** Whether the destination's attempts run into the time-out (or none has ended yet): it is held to `limit`. */
+  isStuck(destinationId: string): boolean {
+    return this.loadOf(destinationId).meanDurationMs >= this.stuckAfterMs;
   }
 
   /** Frees the slot of an attempt that took `durationMs`. */

@@ -1,8 +1,9 @@
+import type { DestinationBacklog, DestinationBacklogs } from '../delivery/destination-backlogs.service';
 import type { DestinationDto } from './dto/destination.dto';
 import type { Destination } from './destination.entity';
 
-/** The API shape of a destination (spec §2, snake_case). */
-export function toDestinationDto(destination: Destination): DestinationDto {
+/** The API shape of a destination (spec §2, snake_case), with its backlog. */
+function toDestinationDto(destination: Destination, backlog: DestinationBacklog): DestinationDto {
   return {
     id: destination.id,
     endpoint_id: destination.endpoint.id,
@@ -10,5 +11,18 @@ export function toDestinationDto(destination: Destination): DestinationDto {
     secret: destination.secret,
     is_active: destination.isActive,
     created_at: destination.createdAt.toISOString(),
+    backlog: {
+      pending: backlog.pending,
+      oldest_pending_at: backlog.oldestPendingAt?.toISOString() ?? null,
+    },
   };
+}
+
+/** Destinations in the API shape, their backlogs read in one query. */
+export async function toDestinationDtos(
+  destinations: readonly Destination[],
+  backlogs: DestinationBacklogs,
+): Promise<DestinationDto[]> {
+  const byId = await backlogs.of(destinations.map((destination) => destination.id));
+  return destinations.map((destination) => toDestinationDto(destination, byId.get(destination.id)!));
 }

@@ -52,6 +52,18 @@ export class DestinationsController {
     return { destination: await this.destinations.create(user.id, endpointId, body) };
   }
 
+  @Get(':dId')
+  @ApiOperation({ summary: 'Get one destination, with its backlog' })
+  @ApiOkResponse({ type: DestinationResponseDto })
+  @ApiNotFoundResponse({ description: 'No such endpoint or destination (or not yours)' })
+  async get(
+    @CurrentUser() user: AuthUser,
+    @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
+    @Param('dId', new ResourceIdPipe('destination')) id: string,
+  ): Promise<DestinationResponseDto> {
+    return { destination: await this.destinations.get(user.id, endpointId, id) };
+  }
+
   @Patch(':dId')
   @ApiOperation({ summary: 'Change the url, secret or is_active of a destination (only the fields sent)' })
   @ApiOkResponse({ type: DestinationResponseDto })

@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
+import { DeliveryModule } from '../delivery/delivery.module';
 import { EndpointsModule } from '../endpoints/endpoints.module';
 import { DestinationsController } from './destinations.controller';
 import { DestinationsRepository } from './destinations.repository';
 import { DestinationsService } from './destinations.service';
 
 @Module({
-  imports: [EndpointsModule],
+  imports: [EndpointsModule, DeliveryModule],
   controllers: [DestinationsController],
   providers: [DestinationsService, DestinationsRepository],
 })

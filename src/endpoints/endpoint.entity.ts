@@ -1,4 +1,14 @@
-import { OptionalProps, Collection, Entity, Index, ManyToOne, OneToMany, PrimaryKey, Property, Unique } from '@mikro-orm/core';
+import {
+  OptionalProps,
+  Collection,
+  Entity,
+  Index,
+  ManyToOne,
+  OneToMany,
+  PrimaryKey,
+  Property,
+  Unique,
+} from '@mikro-orm/core';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Destination } from '../destinations/destination.entity';
 import { User } from '../users/user.entity';

@@ -1,4 +1,5 @@
-import { toDestinationDto } from '../destinations/destination.presenter';
+import type { DestinationBacklogs } from '../delivery/destination-backlogs.service';
+import { toDestinationDtos } from '../destinations/destination.presenter';
 import type { EndpointDto, EndpointWithDestinationsDto } from './dto/endpoint.dto';
 import type { Endpoint } from './endpoint.entity';
 
@@ -22,12 +23,13 @@ export function toEndpointDto(endpoint: Endpoint, siteUrl: string): EndpointDto 
 }
 
 /** The endpoint with its destinations (loaded, oldest first), as GET /api/endpoints/:id answers. */
-export function toEndpointWithDestinationsDto(
+export async function toEndpointWithDestinationsDto(
   endpoint: Endpoint,
   siteUrl: string,
-): EndpointWithDestinationsDto {
+  backlogs: DestinationBacklogs,
+): Promise<EndpointWithDestinationsDto> {
   return {
     ...toEndpointDto(endpoint, siteUrl),
-    destinations: endpoint.destinations.getItems().map(toDestinationDto),
+    destinations: await toDestinationDtos(endpoint.destinations.getItems(), backlogs),
   };
 }

@@ -1,6 +1,7 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment';
+import { DestinationBacklogs } from '../delivery/destination-backlogs.service';
 import type { CreateEndpointDto } from './dto/create-endpoint.dto';
 import type { EndpointDto, EndpointWithDestinationsDto } from './dto/endpoint.dto';
 import type { UpdateEndpointDto } from './dto/update-endpoint.dto';
@@ -16,6 +17,7 @@ export class EndpointsService {
 
   constructor(
     private readonly endpoints: EndpointsRepository,
+    private readonly backlogs: DestinationBacklogs,
     config: ConfigService<Environment, true>,
   ) {
     this.siteUrl = config.get('siteUrl', { infer: true });
@@ -33,7 +35,7 @@ export class EndpointsService {
   async get(userId: string, id: string): Promise<EndpointWithDestinationsDto> {
     const endpoint = await this.endpoints.findOwnedWithDestinations(userId, id);
     if (!endpoint) throw new NotFoundException(ENDPOINT_NOT_FOUND);
-    return toEndpointWithDestinationsDto(endpoint, this.siteUrl);
+    return toEndpointWithDestinationsDto(endpoint, this.siteUrl, this.backlogs);
   }
 
   /** Changes only the fields sent; `metadata` is replaced as a whole. */

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { DeliveryAttempt, DeliveryStatus } from '../delivery/delivery.entity';
 import { countEvents } from './event-counts';
 import type { EventStatus } from './event.entity';
+import { isoColumn as iso } from '../database/iso-column';
 
 export interface EventRow {
   id: string;
@@ -42,9 +43,6 @@ export interface EventFilters {
   q?: string;
 }
 
-/** A timestamptz column as an ISO 8601 UTC string with milliseconds (the ORM's driver keeps timestamps as text). */
-const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
 const EVENT_COLUMNS = `id, endpoint_id, status, method, headers, query, body_text, body_bytes, source_ip,
   ${iso('received_at')} as received_at`;
 
@@ -57,6 +55,35 @@ export const SEARCH_COUNT_CAP = 1000;
 /** `%`, `_` and `\` match themselves inside an ILIKE pattern. */
 export function likeContains(text: string): string {
   return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+}
+
+/**
+ * The SQL condition (and its bindings) on `events` of an endpoint's events that match `filters`: the events
+ * list's, and a bulk replay's.
+ */
+export function eventFilterSql(
+  endpointId: string,
+  filters: EventFilters,
+): { sql: string; bindings: unknown[] } {
+  const conditions = ['endpoint_id = ?'];
+  const bindings: unknown[] = [endpointId];
+  if (filters.status !== undefined) {
+    conditions.push('status = ?');
+    bindings.push(filters.status);
+  }
+  if (filters.from !== undefined) {
+    conditions.push('received_at >= ?');
+    bindings.push(filters.from.toISOString());
+  }
+  if (filters.to !== undefined) {
+    conditions.push('received_at < ?');
+    bindings.push(filters.to.toISOString());
+  }
+  if (filters.q !== undefined) {
+    conditions.push('body_text ilike ?');
+    bindings.push(likeContains(filters.q));
+  }
+  return { sql: conditions.join(' and '), bindings };
 }
 
 /**
@@ -73,28 +100,6 @@ export class EventsRepository {
     return result.rows as T[];
   }
 
-  private where(endpointId: string, filters: EventFilters): { sql: string; bindings: unknown[] } {
-    const conditions = ['endpoint_id = ?'];
-    const bindings: unknown[] = [endpointId];
-    if (filters.status !== undefined) {
-      conditions.push('status = ?');
-      bindings.push(filters.status);
-    }
-    if (filters.from !== undefined) {
-      conditions.push('received_at >= ?');
-      bindings.push(filters.from.toISOString());
-    }
-    if (filters.to !== undefined) {
-      conditions.push('received_at < ?');
-      bindings.push(filters.to.toISOString());
-    }
-    if (filters.q !== undefined) {
-      conditions.push('body_text ilike ?');
-      bindings.push(likeContains(filters.q));
-    }
-    return { sql: conditions.join(' and '), bindings };
-  }
-
   /**
    * One page, newest first (received_at, then id, descending), and the number of matching events.
    * Without `q` the count is exact. A substring search cannot be counted from an index, so with `q` it
@@ -107,7 +112,7 @@ export class EventsRepository {
     page: number,
     limit: number,
   ): Promise<{ rows: EventRow[]; total: number; capped: boolean }> {
-    const where = this.where(endpointId, filters);
+    const where = eventFilterSql(endpointId, filters);
     const [rows, total] = await Promise.all([
       this.rows<EventRow>(
         `select ${EVENT_COLUMNS} from events where ${where.sql}

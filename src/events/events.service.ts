@@ -1,9 +1,9 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { EndpointsService } from '../endpoints/endpoints.service';
 import type { DeliveryDto, EventListResponseDto, EventWithDeliveriesDto } from './dto/event.dto';
-import { type ListEventsQuery, parseInstant } from './dto/list-events.query';
+import { eventFiltersOf, type ListEventsQuery } from './dto/list-events.query';
 import { toDeliveryDto, toEventDto } from './event.presenter';
-import { type EventFilters, EventsRepository } from './events.repository';
+import { EventsRepository } from './events.repository';
 
 const EVENT_NOT_FOUND = 'event not found';
 
@@ -18,13 +18,12 @@ export class EventsService {
   /** Newest first; `pages` is ceil(total / limit), 0 when nothing matches; a page past the end is empty. */
   async list(userId: string, endpointId: string, query: ListEventsQuery): Promise<EventListResponseDto> {
     await this.endpoints.assertOwned(userId, endpointId);
-    const filters: EventFilters = {
-      status: query.status,
-      from: query.from === undefined ? undefined : (parseInstant(query.from) ?? undefined),
-      to: query.to === undefined ? undefined : (parseInstant(query.to) ?? undefined),
-      q: query.q === undefined || query.q === '' ? undefined : query.q,
-    };
-    const { rows, total, capped } = await this.events.listPage(endpointId, filters, query.page, query.limit);
+    const { rows, total, capped } = await this.events.listPage(
+      endpointId,
+      eventFiltersOf(query),
+      query.page,
+      query.limit,
+    );
     return {
       events: rows.map(toEventDto),
       pagination: {

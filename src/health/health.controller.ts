@@ -36,7 +36,10 @@ export class HealthController {
   @ApiOperation({ summary: 'Readiness: PostgreSQL and Redis answer' })
   @ApiServiceUnavailableResponse({ description: 'PostgreSQL or Redis does not answer' })
   ready(): Promise<HealthCheckResult> {
-    return this.health.check([() => this.database.pingCheck('postgres', { timeout: 2000 }), () => this.pingRedis()]);
+    return this.health.check([
+      () => this.database.pingCheck('postgres', { timeout: 2000 }),
+      () => this.pingRedis(),
+    ]);
   }
 
   private async pingRedis(): Promise<HealthIndicatorResult> {
@@ -44,7 +47,9 @@ export class HealthController {
     try {
       await Promise.race([
         this.redis.ping(),
-        new Promise((_, reject) => setTimeout(() => reject(new Error('timed out after 2000 ms')), 2000).unref()),
+        new Promise((_, reject) =>
+          setTimeout(() => reject(new Error('timed out after 2000 ms')), 2000).unref(),
+        ),
       ]);
       return indicator.up();
     } catch (error) {

@@ -29,9 +29,9 @@ function sample(text: string, series: string): number | undefined {
 describe(Metrics.name, () => {
   it('counts captures and attempts by outcome, every outcome present from the start', async () => {
     const sut = new Metrics(queueWith({}), config);
-    sut.capture('stored');
-    sut.capture('stored');
-    sut.capture('too_large');
+    sut.capture('stored', 0.004);
+    sut.capture('stored', 0.02);
+    sut.capture('too_large', 0.001);
     sut.attempt('delivered', 0.12);
     sut.attempt('failed', 10);
 
@@ -40,6 +40,8 @@ describe(Metrics.name, () => {
     expect(sample(text, 'hooktrail_captures_total{outcome="stored"}')).toBe(2);
     expect(sample(text, 'hooktrail_captures_total{outcome="too_large"}')).toBe(1);
     expect(sample(text, 'hooktrail_captures_total{outcome="unavailable"}')).toBe(0);
+    expect(sample(text, 'hooktrail_capture_duration_seconds_bucket{le="0.005",outcome="stored"}')).toBe(1);
+    expect(sample(text, 'hooktrail_capture_duration_seconds_count{outcome="stored"}')).toBe(2);
     expect(sample(text, 'hooktrail_delivery_attempts_total{outcome="dead_letter"}')).toBe(0);
     expect(
       sample(text, 'hooktrail_delivery_attempt_duration_seconds_bucket{le="0.25",outcome="delivered"}'),

@@ -2,7 +2,17 @@ import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Job, Queue } from 'bull';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { isMainThread } from 'node:worker_threads';
+import {
+  AggregatorRegistry,
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  type MetricObjectWithValues,
+  type MetricValue,
+  Registry,
+} from 'prom-client';
 import type { Environment } from '../config/environment';
 import { DELIVERY_QUEUE, type DeliveryJob, priorAttemptsOf } from '../delivery/delivery-jobs';
 import { withRedisTimeout } from '../common/redis-timeout';
@@ -36,6 +46,9 @@ const CAPTURE_OUTCOME_BY_STATUS: Record<number, CaptureOutcome> = {
 export function captureOutcomeOf(statusCode: number): CaptureOutcome {
   return CAPTURE_OUTCOME_BY_STATUS[statusCode] ?? 'error';
 }
+
+/** Seconds; CAPTURE_TIMEOUT_MS is 2 s by default (60 s at most): a capture answered after it was refused late. */
+const CAPTURE_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 60];
 
 /** Seconds; the last bucket is the longest delivery time-out allowed (DELIVERY_TIMEOUT_MS up to 120 s). */
 const ATTEMPT_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120];
@@ -71,9 +84,11 @@ export class Metrics {
   private readonly logger = new Logger(Metrics.name);
   readonly registry = new Registry();
   private readonly captures: Counter<'outcome'>;
+  private readonly captureDuration: Histogram<'outcome'>;
   private readonly attempts: Counter<'outcome'>;
   private readonly attemptDuration: Histogram<'outcome'>;
   private readonly retryDelaysMs: number[];
+  private readonly sources: (() => Promise<MetricObjectWithValues<MetricValue<string>>[]>)[] = [];
 
   constructor(
     @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJob>,
@@ -81,11 +96,20 @@ export class Metrics {
   ) {
     this.retryDelaysMs = config.get('DELIVERY_RETRY_DELAYS_MS', { infer: true });
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry });
+    // A delivery thread reports its own counters only: the process-wide figures (Node's, and the queue's,
+    // read from Redis) come from the main thread, into whose /metrics the thread's are merged.
+    if (isMainThread) collectDefaultMetrics({ register: this.registry });
     this.captures = new Counter({
       name: 'hooktrail_captures_total',
       help: 'Requests to capture URLs, by outcome (stored, not_found, inactive, too_large, rate_limited, unavailable, error)',
       labelNames: ['outcome'],
+      registers,
+    });
+    this.captureDuration = new Histogram({
+      name: 'hooktrail_capture_duration_seconds',
+      help: 'Time from reading a capture request to its answer, by outcome: bounded by CAPTURE_TIMEOUT_MS',
+      labelNames: ['outcome'],
+      buckets: CAPTURE_DURATION_BUCKETS,
       registers,
     });
     this.attempts = new Counter({
@@ -104,6 +128,7 @@ export class Metrics {
     for (const outcome of CAPTURE_OUTCOMES) this.captures.inc({ outcome }, 0);
     for (const outcome of ATTEMPT_OUTCOMES) this.attempts.inc({ outcome }, 0);
 
+    if (!isMainThread) return;
     // One read of Redis serves both queue gauges of a scrape (the registry collects them concurrently).
     let reading: Promise<QueueReading | null> | null = null;
     const read = () => {
@@ -136,9 +161,22 @@ export class Metrics {
     });
   }
 
-  /** Counts one request to a capture URL. */
-  capture(outcome: CaptureOutcome): void {
+  /** Counts one request to a capture URL, answered `seconds` after it was read. */
+  capture(outcome: CaptureOutcome, seconds: number): void {
     this.captures.inc({ outcome });
+    this.captureDuration.observe({ outcome }, seconds);
+  }
+
+  /** A gauge read on each scrape (e.g. the captures waiting for a batch). */
+  gauge(name: string, help: string, read: () => number): void {
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
   }
 
   /** Counts one delivery attempt and its duration. */
@@ -147,9 +185,19 @@ export class Metrics {
     this.attemptDuration.observe({ outcome }, seconds);
   }
 
-  /** The text exposition of every metric. */
-  scrape(): Promise<string> {
-    return this.registry.metrics();
+  /** Adds the figures of another part of this process (a delivery thread) to every scrape. */
+  addSource(source: () => Promise<MetricObjectWithValues<MetricValue<string>>[]>): void {
+    this.sources.push(source);
+  }
+
+  /** The text exposition of every metric, with those of the added sources summed in. */
+  async scrape(): Promise<string> {
+    if (this.sources.length === 0) return this.registry.metrics();
+    const parts = await Promise.all([
+      this.registry.getMetricsAsJSON(),
+      ...this.sources.map((source) => source()),
+    ]);
+    return AggregatorRegistry.aggregate(parts).metrics();
   }
 
   get contentType(): string {

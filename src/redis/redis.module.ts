@@ -23,7 +23,10 @@ class RedisCloser implements OnApplicationShutdown {
       provide: REDIS,
       inject: [ConfigService],
       useFactory: (config: ConfigService<Environment, true>) => {
-        const client = new Redis({ ...redisOptions(config.get('REDIS_URL', { infer: true })), maxRetriesPerRequest: 1 });
+        const client = new Redis({
+          ...redisOptions(config.get('REDIS_URL', { infer: true })),
+          maxRetriesPerRequest: 1,
+        });
         client.on('error', () => undefined); // reconnects by itself; health/ready reports the outage
         return client;
       },

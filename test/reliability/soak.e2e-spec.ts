@@ -1,10 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { answer, HttpsDestination, type Responder } from '../support/https-destination';
-import { spawnService, type ServiceProcess, stopService } from '../support/service-process';
-import { deleteRedisKeys, dropDatabase, isolatedEnvironment } from '../support/test-app';
+import { type ServiceUnderTest, startServiceProcess } from '../support/service-process';
 import { addDestination, createEndpoint } from '../support/webhook-fixtures';
-import { acknowledgedIds, captureAtRate, ledger, latencyQuantile, statusCounts } from './support/ledger';
+import { ledger } from './support/ledger';
+import { measureMachine } from './support/machine';
 import { mebibytes, residentBytes } from './support/processes';
+import {
+  acknowledgedIds,
+  answerBoundMs,
+  brokenAnswers,
+  captureAtRate,
+  latencyQuantile,
+  statusCounts,
+} from './support/provider-load';
 
 /** `npm run test:soak` (SOAK=1): ten minutes at 300/s. Otherwise a short run of the same test. */
 const SOAK = process.env.SOAK === '1';
@@ -38,38 +46,40 @@ describe(`reliability: soak, ${DURATION_S} s at ${RATE_PER_S} captures/s to a fa
       const fast = await HttpsDestination.start();
       const slowDestination = await HttpsDestination.start(slow);
       const failing = await HttpsDestination.start(answer(500, 'down for maintenance'));
-      const env = isolatedEnvironment({ LOG_LEVEL: 'warn' });
-      let service: ServiceProcess | undefined;
+      let sut: ServiceUnderTest | undefined;
       try {
-        service = await spawnService(env);
-        const baseUrl = `http://127.0.0.1:${service.port}`;
-        const fixture = await createEndpoint(baseUrl);
+        sut = await startServiceProcess();
+        const machine = await measureMachine(sut.url);
+        const fixture = await createEndpoint(sut.url);
         for (const destination of [fast, slowDestination, failing])
-          await addDestination(baseUrl, fixture, destination.url);
+          await addDestination(sut.url, fixture, destination.url);
 
-        const pid = service.child.pid!;
+        const pid = sut.process.child.pid!;
         let firstRss = 0;
         const sampling = sleep(FIRST_SAMPLE_S * 1000).then(() => (firstRss = residentBytes(pid)));
         const results = await captureAtRate(fixture.captureUrl, {
           ratePerS: RATE_PER_S,
           total: RATE_PER_S * DURATION_S,
-          body: (n) => JSON.stringify({ type: 'invoice.paid', n, padding: 'x'.repeat(512) }),
+          bodyTemplate: JSON.stringify({ type: 'invoice.paid', n: '%n', padding: 'x'.repeat(512) }),
         });
         await sampling;
         const lastRss = residentBytes(pid);
         await sleep(5000); // let the in-flight attempts finish before the books are read
-        const books = await ledger(env.DATABASE_URL, acknowledgedIds(results));
-        const errors = errorLines(service.output()).filter((line) => !line.includes(failing.url));
+        const books = await ledger(sut.env.DATABASE_URL, acknowledgedIds(results));
+        const errors = errorLines(sut.process.output()).filter((line) => !line.includes(failing.url));
         const growth = (lastRss - firstRss) / firstRss;
+        const bound = answerBoundMs(sut.env.CAPTURE_TIMEOUT_MS, machine.captureP99Ms);
         console.log(
           `soak ${DURATION_S} s at ${RATE_PER_S}/s: captures ${JSON.stringify(statusCounts(results))}, ` +
-            `p50 ${latencyQuantile(results, 0.5)} ms, p99 ${latencyQuantile(results, 0.99)} ms; ` +
+            `p50 ${latencyQuantile(results, 0.5)} ms, p99 ${latencyQuantile(results, 0.99)} ms, ` +
+            `max ${latencyQuantile(results, 1)} ms (bound ${bound} ms); ` +
             `ledger ${JSON.stringify({ ...books, missing: books.missing.length, unaccounted: books.unaccounted.length })}; ` +
             `destinations: fast ${fast.received.length}, slow ${slowDestination.received.length}, failing ${failing.received.length}; ` +
             `service RSS ${mebibytes(firstRss)} MiB at ${FIRST_SAMPLE_S} s, ${mebibytes(lastRss)} MiB at the end ` +
             `(${(growth * 100).toFixed(1)} %); error lines ${errors.length}`,
         );
 
+        expect(brokenAnswers(results, bound)).toEqual([]);
         expect(statusCounts(results)).toEqual({ 200: RATE_PER_S * DURATION_S });
         expect(books).toMatchObject({ stored: books.acknowledged, missing: [], unaccounted: [] });
         expect(books.delivered).toBeGreaterThan(0);
@@ -78,9 +88,7 @@ describe(`reliability: soak, ${DURATION_S} s at ${RATE_PER_S} captures/s to a fa
         // Memory is judged after the warm-up minute of the soak; the short run is too short to tell.
         if (SOAK) expect(growth).toBeLessThanOrEqual(RSS_GROWTH_LIMIT);
       } finally {
-        if (service) await stopService(service);
-        await dropDatabase(env.DATABASE_URL);
-        await deleteRedisKeys(env.REDIS_URL, env.REDIS_PREFIX);
+        await sut?.close();
         for (const destination of [fast, slowDestination, failing]) await destination.close();
       }
     },

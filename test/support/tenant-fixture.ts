@@ -2,20 +2,25 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from 'pg';
 import { api, registerUser, type RegisteredUser } from './api-client';
 
-/** A user on the top plan with one endpoint, one captured event and one (signed) destination. */
+/**
+ * A user on the top plan with one endpoint, one captured event, one (signed) destination and one bulk
+ * replay (of that event).
+ */
 export interface Tenant {
   user: RegisteredUser;
   endpointId: string;
   publicToken: string;
   eventId: string;
   destinationId: string;
+  bulkReplayId: string;
   /** Unique strings of this tenant's data that must never reach another user. */
   secrets: { destinationSecret: string; eventMarker: string; endpointName: string };
 }
 
 /**
  * Made through the API. The event is captured before the destination exists, so no delivery is
- * pending and nothing changes in the background. The plan is raised in the database (the plan guard
+ * pending; in an APP_ROLE=api service no worker dispatches the bulk replay, so nothing changes in the
+ * background. The plan is raised in the database (the plan guard
  * reads it from there), so plan-gated routes (AI) get as far as their other checks.
  */
 export async function createTenant(baseUrl: string, db: Client, label: string): Promise<Tenant> {
@@ -38,14 +43,21 @@ export async function createTenant(baseUrl: string, db: Client, label: string): 
     token: user.accessToken,
     body: { url: `https://${label}.example.com/hook`, secret: destinationSecret },
   });
-  if (!eventId || destination.status !== 201)
-    throw new Error(`tenant ${label}: capture or destination failed (${destination.status})`);
+  const bulkReplay = await api(baseUrl, 'POST', `/api/endpoints/${endpointId}/bulk-replays`, {
+    token: user.accessToken,
+    body: {},
+  });
+  if (!eventId || destination.status !== 201 || bulkReplay.status !== 202)
+    throw new Error(
+      `tenant ${label}: capture, destination or bulk replay failed (${destination.status}, ${bulkReplay.status})`,
+    );
   return {
     user,
     endpointId,
     publicToken,
     eventId,
     destinationId: destination.body.destination.id,
+    bulkReplayId: bulkReplay.body.bulk_replay.id,
     secrets: { destinationSecret, eventMarker: `event ${marker}`, endpointName: `endpoint ${marker}` },
   };
 }
@@ -55,7 +67,12 @@ export async function createTenant(baseUrl: string, db: Client, label: string): 
  * parameter that is not here makes the generated tests fail: add its recipe.
  */
 export function pathRecipes(tenant: Tenant): Record<string, string> {
-  return { id: tenant.endpointId, eId: tenant.eventId, dId: tenant.destinationId };
+  return {
+    id: tenant.endpointId,
+    eId: tenant.eventId,
+    dId: tenant.destinationId,
+    rId: tenant.bulkReplayId,
+  };
 }
 
 /** A fingerprint of every row of every table: equal fingerprints mean nothing was written. */

@@ -59,10 +59,14 @@ export async function deleteRedisKeys(redisUrl: string, prefix: string): Promise
   }
 }
 
-/** Starts the whole service in this process on a free port, with its own database and Redis prefix. */
+/**
+ * Starts the whole service in this process on a free port, with its own database and Redis prefix. Its
+ * queue processors (APP_ROLE=all) run on this process's event loop: a worker thread could not load the
+ * sources Jest compiles. The reliability tests start the production build instead (startServiceProcess).
+ */
 export async function startTestApp(overrides: Record<string, string> = {}): Promise<TestApp> {
   const env = loadEnvironment(isolatedEnvironment(overrides));
-  const app = await createApp(env);
+  const app = await createApp(env, { workersOnMainLoop: true });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;

@@ -20,6 +20,8 @@ export interface Destination {
   secret: string | null;
   is_active: boolean;
   created_at: string;
+  /** Deliveries waiting for it (pending, or failed and owed a retry). */
+  backlog: { pending: number; oldest_pending_at: string | null };
 }
 
 export interface Endpoint {
@@ -91,4 +93,16 @@ export interface EventFilters {
   from: string;
   q: string;
   page: number;
+}
+
+/** A bulk replay of the events matching a filter, and its progress. */
+export interface BulkReplay {
+  id: string;
+  endpoint_id: string;
+  status: 'running' | 'completed' | 'cancelled';
+  filter: { status?: string; from?: string; to?: string; q?: string };
+  total: number;
+  done: number;
+  created_at: string;
+  finished_at: string | null;
 }

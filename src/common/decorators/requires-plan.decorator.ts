@@ -8,5 +8,7 @@ export const RequiresPlan = (plan: Plan) =>
   applyDecorators(
     SetMetadata(REQUIRED_PLAN, plan),
     UseGuards(PlanGuard),
-    ApiForbiddenResponse({ description: `The caller's plan is below ${plan}: the body carries upgrade_required: true` }),
+    ApiForbiddenResponse({
+      description: `The caller's plan is below ${plan}: the body carries upgrade_required: true`,
+    }),
   );

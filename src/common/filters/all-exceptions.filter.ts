@@ -34,12 +34,19 @@ export class AllExceptionsFilter extends BaseExceptionFilter {
     const fastifyError = exception as FastifyError;
     const status = fastifyError?.statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) {
-      const message = fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? 'body is not valid JSON' : fastifyError.message;
-      void reply.status(status).send({ statusCode: status, error: STATUS_CODES[status] ?? 'Bad Request', message });
+      const message =
+        fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY'
+          ? 'body is not valid JSON'
+          : fastifyError.message;
+      void reply
+        .status(status)
+        .send({ statusCode: status, error: STATUS_CODES[status] ?? 'Bad Request', message });
       return;
     }
     const correlationId = randomUUID();
     this.logger.error({ err: exception, correlationId }, 'unexpected error');
-    void reply.status(500).send({ statusCode: 500, error: 'Internal Server Error', message: 'internal error', correlationId });
+    void reply
+      .status(500)
+      .send({ statusCode: 500, error: 'Internal Server Error', message: 'internal error', correlationId });
   }
 }

@@ -18,7 +18,10 @@ export class PlanGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const required = this.reflector.getAllAndOverride<Plan | undefined>(REQUIRED_PLAN, [context.getHandler(), context.getClass()]);
+    const required = this.reflector.getAllAndOverride<Plan | undefined>(REQUIRED_PLAN, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
     if (!required) return true;
     const caller = context.switchToHttp().getRequest<{ user: AuthUser }>().user;
     const user = await this.em.fork().findOne(User, { id: caller.id }, { fields: ['plan'] });

@@ -10,8 +10,12 @@ import { Migration } from '@mikro-orm/migrations';
  */
 export class Migration20261123030000_event_counts extends Migration {
   override async up(): Promise<void> {
-    this.addSql(`create table "event_counts" ("endpoint_id" uuid not null, "status" text not null, "delta" bigint not null);`);
-    this.addSql(`create index "event_counts_endpoint_status_index" on "event_counts" ("endpoint_id", "status");`);
+    this.addSql(
+      `create table "event_counts" ("endpoint_id" uuid not null, "status" text not null, "delta" bigint not null);`,
+    );
+    this.addSql(
+      `create index "event_counts_endpoint_status_index" on "event_counts" ("endpoint_id", "status");`,
+    );
     this.addSql(`create function "event_counts_apply"() returns trigger language plpgsql as $$
       begin
         if tg_op = 'INSERT' then
@@ -32,16 +36,26 @@ export class Migration20261123030000_event_counts extends Migration {
         end if;
         return null;
       end $$;`);
-    this.addSql(`create trigger "events_count_insert" after insert on "events" referencing new table as new_rows for each statement execute function event_counts_apply();`);
-    this.addSql(`create trigger "events_count_update" after update on "events" referencing old table as old_rows new table as new_rows for each statement execute function event_counts_apply();`);
-    this.addSql(`create trigger "events_count_delete" after delete on "events" referencing old table as old_rows for each statement execute function event_counts_apply();`);
+    this.addSql(
+      `create trigger "events_count_insert" after insert on "events" referencing new table as new_rows for each statement execute function event_counts_apply();`,
+    );
+    this.addSql(
+      `create trigger "events_count_update" after update on "events" referencing old table as old_rows new table as new_rows for each statement execute function event_counts_apply();`,
+    );
+    this.addSql(
+      `create trigger "events_count_delete" after delete on "events" referencing old table as old_rows for each statement execute function event_counts_apply();`,
+    );
     this.addSql(`create function "event_counts_forget_endpoint"() returns trigger language plpgsql as $$
       begin
         delete from event_counts where endpoint_id in (select id from old_endpoints);
         return null;
       end $$;`);
-    this.addSql(`create trigger "endpoints_forget_counts" after delete on "endpoints" referencing old table as old_endpoints for each statement execute function event_counts_forget_endpoint();`);
-    this.addSql(`insert into "event_counts" ("endpoint_id", "status", "delta") select "endpoint_id", "status", count(*) from "events" group by "endpoint_id", "status";`);
+    this.addSql(
+      `create trigger "endpoints_forget_counts" after delete on "endpoints" referencing old table as old_endpoints for each statement execute function event_counts_forget_endpoint();`,
+    );
+    this.addSql(
+      `insert into "event_counts" ("endpoint_id", "status", "delta") select "endpoint_id", "status", count(*) from "events" group by "endpoint_id", "status";`,
+    );
   }
 
   override async down(): Promise<void> {

@@ -1,3 +1,10 @@
+export class DestinationBacklogDto {
+  /** Deliveries waiting for it: not yet attempted, or failed and owed a retry. @example 0 */
+  pending!: number;
+  /** When the oldest of them was dispatched (ISO 8601 UTC); null when none waits. */
+  oldest_pending_at!: string | null;
+}
+
 export class DestinationDto {
   /** @example 5f0c6f0e-1f7a-4c1b-9a55-0c5d3f6f2b11 */
   id!: string;
@@ -10,6 +17,8 @@ export class DestinationDto {
   is_active!: boolean;
   /** ISO 8601 UTC. @example 2026-11-23T10:00:00.000Z */
   created_at!: string;
+  /** Read only: the deliveries waiting for this destination. */
+  backlog!: DestinationBacklogDto;
 }
 
 export class DestinationResponseDto {

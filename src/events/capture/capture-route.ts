@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Environment } from '../../config/environment';
 import { captureOutcomeOf, Metrics } from '../../metrics/metrics.service';
-import { CaptureService } from './capture.service';
+import { type CaptureOutcome, CaptureService } from './capture.service';
 
 export const CAPTURE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 
@@ -53,6 +53,18 @@ function readBody(stream: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
+/** Seconds a provider is asked to wait before sending again a capture that was not stored (503). */
+const RETRY_AFTER_S = '5';
+
+/** The HTTP answer for each outcome of a capture that was not stored. */
+const REFUSALS: Record<Exclude<CaptureOutcome['kind'], 'stored'>, { statusCode: number; message: string }> = {
+  'unknown-endpoint': { statusCode: 404, message: 'no endpoint has this capture URL' },
+  'inactive-endpoint': { statusCode: 403, message: 'endpoint is inactive' },
+  'rate-limited': { statusCode: 429, message: 'too many captures for this endpoint; retry after a second' },
+  unavailable: { statusCode: 503, message: 'the event could not be stored right now; retry later' },
+  refused: { statusCode: 500, message: 'the request could not be stored' },
+};
+
 function rawQuery(url: string | undefined): string {
   const index = url?.indexOf('?') ?? -1;
   return index === -1 ? '' : (url as string).slice(index + 1);
@@ -61,14 +73,16 @@ function rawQuery(url: string | undefined): string {
 /**
  * `{SITE_URL}/in/:token` as a plain Fastify route in its own encapsulated context: no Nest pipeline, no
  * ORM unit of work, and no body parsing. Whatever the method or Content-Type, the body is read as raw
- * bytes (up to CAPTURE_MAX_BODY_BYTES, 413 beyond) and stored exactly as sent. Errors answer in Nest's
- * JSON shape `{statusCode, error, message}`.
+ * bytes (up to CAPTURE_MAX_BODY_BYTES, 413 beyond) and stored exactly as sent. Once the body is read, the
+ * answer comes within CAPTURE_TIMEOUT_MS: 200 after the commit, or 503 with Retry-After. Errors answer in
+ * Nest's JSON shape `{statusCode, error, message}`.
  */
 export async function registerCaptureRoute(app: NestFastifyApplication, env: Environment): Promise<void> {
   const capture = app.get(CaptureService);
   const metrics = app.get(Metrics);
   const logger = new Logger('CaptureRoute');
   const limit = env.CAPTURE_MAX_BODY_BYTES;
+  const answerWithinMs = env.CAPTURE_TIMEOUT_MS;
   const fastify: FastifyInstance = app.getHttpAdapter().getInstance();
 
   const send = (reply: FastifyReply, statusCode: number, body: object) =>
@@ -97,7 +111,7 @@ export async function registerCaptureRoute(app: NestFastifyApplication, env: Env
     });
 
     scope.addHook('onResponse', (_request, reply, done) => {
-      metrics.capture(captureOutcomeOf(reply.statusCode));
+      metrics.capture(captureOutcomeOf(reply.statusCode), reply.elapsedTime / 1000);
       done();
     });
 
@@ -124,18 +138,22 @@ export async function registerCaptureRoute(app: NestFastifyApplication, env: Env
         const headers = request.headers;
         const contentType = (request as FastifyRequest & WithSentContentType)[SENT_CONTENT_TYPE];
         if (contentType !== undefined) headers['content-type'] = contentType;
-        const result = await capture.capture({
-          token: request.params.token,
-          method: request.method,
-          headers,
-          query: rawQuery(request.raw.url),
-          body: body ?? Buffer.alloc(0),
-          sourceIp: request.ip ?? null,
-        });
-        if (result.statusCode === 200) return send(reply, 200, result.body);
-        if (result.statusCode === 429) reply.header('retry-after', '1');
-        if (result.statusCode === 503) reply.header('retry-after', '5');
-        return sendError(reply, result.statusCode, result.message);
+        const outcome = await capture.capture(
+          {
+            token: request.params.token,
+            method: request.method,
+            headers,
+            query: rawQuery(request.raw.url),
+            body: body ?? Buffer.alloc(0),
+            sourceIp: request.ip ?? null,
+          },
+          Date.now() + answerWithinMs,
+        );
+        if (outcome.kind === 'stored') return send(reply, 200, { id: outcome.id });
+        if (outcome.kind === 'rate-limited') reply.header('retry-after', '1');
+        if (outcome.kind === 'unavailable') reply.header('retry-after', RETRY_AFTER_S);
+        const { statusCode, message } = REFUSALS[outcome.kind];
+        return sendError(reply, statusCode, message);
       },
     });
   });

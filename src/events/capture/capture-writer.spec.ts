@@ -1,4 +1,7 @@
+import type { ConfigService } from '@nestjs/config';
+import type { Environment } from '../../config/environment';
 import type { DeliveryQueue, QueuedDelivery } from '../../delivery/delivery-queue.service';
+import type { Metrics } from '../../metrics/metrics.service';
 import type { CaptureRepository, NewCapture, StoreOutcome } from './capture.repository';
 import { CaptureWriter } from './capture-writer';
 
@@ -45,8 +48,13 @@ function makeSut(
       return enqueue(deliveries);
     },
   });
-  return { sut: new CaptureWriter(repository, queue), batches, enqueued, close };
+  const config = stub<ConfigService<Environment, true>>({ get: () => 2000 as never });
+  const metrics = stub<Metrics>({ gauge: () => undefined });
+  return { sut: new CaptureWriter(repository, queue, config, metrics), batches, enqueued, close };
 }
+
+/** Writes the capture of `token` with a deadline far enough ahead never to matter here. */
+const write = (sut: CaptureWriter, token: string) => sut.write(capture(token), Date.now() + 60_000);
 
 const rowError = Object.assign(
   new Error('insert or update on table "deliveries" violates foreign key constraint'),
@@ -58,7 +66,7 @@ describe(CaptureWriter.name, () => {
     const { sut, batches, enqueued } = makeSut(async (captures) =>
       captures.map((item) => stored(item.token)),
     );
-    const outcomes = await Promise.all(['a', 'b', 'c', 'd'].map((token) => sut.write(capture(token))));
+    const outcomes = await Promise.all(['a', 'b', 'c', 'd'].map((token) => write(sut, token)));
     expect(outcomes).toEqual([stored('a'), stored('b'), stored('c'), stored('d')]);
     expect(batches).toEqual([['a'], ['b'], ['c', 'd']]);
     expect(enqueued).toEqual(['delivery-a', 'delivery-b', 'delivery-c', 'delivery-d']);
@@ -71,17 +79,15 @@ describe(CaptureWriter.name, () => {
         throw new Error('Redis is down');
       },
     );
-    await expect(sut.write(capture('a'))).resolves.toEqual(stored('a'));
+    await expect(write(sut, 'a')).resolves.toEqual(stored('a'));
   });
 
   it('rejects every capture of a batch when PostgreSQL fails', async () => {
     const { sut, enqueued } = makeSut(async () => {
       throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     });
-    await expect(Promise.all([sut.write(capture('a')), sut.write(capture('b'))])).rejects.toThrow(
-      'ECONNREFUSED',
-    );
-    await expect(sut.write(capture('c'))).rejects.toThrow('ECONNREFUSED');
+    await expect(Promise.all([write(sut, 'a'), write(sut, 'b')])).rejects.toThrow('ECONNREFUSED');
+    await expect(write(sut, 'c')).rejects.toThrow('ECONNREFUSED');
     expect(enqueued).toEqual([]);
   });
 
@@ -91,9 +97,7 @@ describe(CaptureWriter.name, () => {
       return captures.map((item) => stored(item.token));
     });
     // the first write takes one lane alone; the next ones queue up behind the busy lanes and form one batch
-    const results = await Promise.all(
-      ['first', 'second', 'a', 'bad', 'b'].map((token) => sut.write(capture(token))),
-    );
+    const results = await Promise.all(['first', 'second', 'a', 'bad', 'b'].map((token) => write(sut, token)));
     expect(batches).toEqual([['first'], ['second'], ['a', 'bad', 'b'], ['a'], ['bad'], ['b']]);
     expect(results[2]).toEqual(stored('a'));
     expect(results[3]).toEqual({ kind: 'failed', error: rowError });
@@ -106,13 +110,13 @@ describe(CaptureWriter.name, () => {
       (captures) =>
         new Promise((resolve) => (release = () => resolve(captures.map((item) => stored(item.token))))),
     );
-    const pending = sut.write(capture('a'));
+    const pending = write(sut, 'a');
     const [first, second] = [sut.onApplicationShutdown(), sut.onApplicationShutdown()];
     expect(close).not.toHaveBeenCalled();
     release();
     await Promise.all([first, second]);
     await expect(pending).resolves.toEqual(stored('a'));
     expect(close).toHaveBeenCalledTimes(1);
-    await expect(sut.write(capture('late'))).rejects.toThrow('shutting down');
+    await expect(write(sut, 'late')).rejects.toThrow('shutting down');
   });
 });

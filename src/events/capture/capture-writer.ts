@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationShutdown, type Provider } from '@
 import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../../config/environment';
 import { DeliveryQueue } from '../../delivery/delivery-queue.service';
+import { Metrics } from '../../metrics/metrics.service';
 import { CaptureRepository, type NewCapture, type StoreOutcome } from './capture.repository';
 import { GroupCommit } from '../../common/group-commit';
 
@@ -15,13 +16,33 @@ export const CAPTURE_POOL_SIZE = 2;
 export const CAPTURE_BATCH_MAX_ITEMS = 500;
 /** Body bytes per batch at most (a single larger body is written alone). */
 export const CAPTURE_BATCH_MAX_BYTES = 16 * 1024 * 1024;
+/**
+ * Captures allowed to wait for a batch. Two lanes commit up to 1,000 captures in a few tens of
+ * milliseconds, so a queue this long is a second or more of work: past it, a capture could not be answered
+ * in time anyway, and is refused at once with 503 instead of being held in memory.
+ */
+export const CAPTURE_QUEUE_MAX_ITEMS = 5000;
+/** Body bytes allowed to wait (a lone capture of any allowed size still goes when nothing waits). */
+export const CAPTURE_QUEUE_MAX_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The share of CAPTURE_TIMEOUT_MS a batch may take to commit: a capture that cannot start its commit this
+ * long before its deadline is refused, and the capture pool's statement time-out is this allowance, so
+ * that a batch too slow to answer in time is rolled back by PostgreSQL rather than committed late.
+ */
+export function commitAllowanceMs(captureTimeoutMs: number): number {
+  return Math.floor(captureTimeoutMs / 2);
+}
 
 /** The capture path's own pool (from DATABASE_URL), outside the ORM. */
 export const captureRepositoryProvider: Provider = {
   provide: CaptureRepository,
   inject: [ConfigService],
   useFactory: (config: ConfigService<Environment, true>) =>
-    new CaptureRepository(config.get('DATABASE_URL', { infer: true }), CAPTURE_POOL_SIZE),
+    new CaptureRepository(config.get('DATABASE_URL', { infer: true }), {
+      poolSize: CAPTURE_POOL_SIZE,
+      statementTimeoutMs: commitAllowanceMs(config.get('CAPTURE_TIMEOUT_MS', { infer: true })),
+    }),
 };
 
 /** What became of one capture: stored (or refused) by the database, or failed on its own data. */
@@ -46,21 +67,42 @@ export class CaptureWriter implements OnApplicationShutdown {
   private readonly batches: GroupCommit<NewCapture, WriteOutcome>;
   private shutdown?: Promise<void>;
 
+  private readonly commitAllowanceMs: number;
+
   constructor(
     private readonly repository: CaptureRepository,
     private readonly deliveryQueue: DeliveryQueue,
+    config: ConfigService<Environment, true>,
+    metrics: Metrics,
   ) {
+    this.commitAllowanceMs = commitAllowanceMs(config.get('CAPTURE_TIMEOUT_MS', { infer: true }));
     this.batches = new GroupCommit((captures) => this.commit(captures), {
       maxInFlight: CAPTURE_POOL_SIZE,
       maxBatchItems: CAPTURE_BATCH_MAX_ITEMS,
       maxBatchBytes: CAPTURE_BATCH_MAX_BYTES,
       sizeOf: (capture) => capture.body.length,
+      maxWaitingItems: CAPTURE_QUEUE_MAX_ITEMS,
+      maxWaitingBytes: CAPTURE_QUEUE_MAX_BYTES,
     });
+    metrics.gauge(
+      'hooktrail_capture_queue',
+      `Captures of this process waiting for a batch to commit (at most ${CAPTURE_QUEUE_MAX_ITEMS}: beyond, 503)`,
+      () => this.batches.queued,
+    );
   }
 
-  /** Resolves after the capture's batch is committed; rejects when it could not be stored. */
-  write(capture: NewCapture): Promise<WriteOutcome> {
-    return this.batches.submit(capture);
+  /** Captures waiting for a batch now. */
+  get queued(): number {
+    return this.batches.queued;
+  }
+
+  /**
+   * Resolves after the capture's batch is committed. Rejects when it could not be stored: PostgreSQL
+   * failed, the queue is full (GroupCommitFullError), or it could not be committed by `answerBy`
+   * (GroupCommitDeadlineError).
+   */
+  write(capture: NewCapture, answerBy: number): Promise<WriteOutcome> {
+    return this.batches.submit(capture, { answerBy, commitAllowanceMs: this.commitAllowanceMs });
   }
 
   private async commit(captures: NewCapture[]): Promise<WriteOutcome[]> {

@@ -86,13 +86,17 @@ export class CaptureRepository {
   private readonly logger = new Logger(CaptureRepository.name);
   private readonly pool: Pool;
 
-  constructor(databaseUrl: string, poolSize: number) {
+  /**
+   * `statementTimeoutMs` bounds both waiting for a connection and each statement in PostgreSQL: a batch
+   * that cannot commit in that time fails (and is rolled back) instead of keeping its captures waiting.
+   */
+  constructor(databaseUrl: string, options: { poolSize: number; statementTimeoutMs: number }) {
     this.pool = new Pool({
       connectionString: databaseUrl,
-      max: poolSize,
-      connectionTimeoutMillis: 5000,
+      max: options.poolSize,
+      connectionTimeoutMillis: options.statementTimeoutMs,
       idleTimeoutMillis: 30_000,
-      statement_timeout: 30_000,
+      statement_timeout: options.statementTimeoutMs,
       application_name: 'hooktrail-capture',
     });
     this.pool.on('error', (error) => this.logger.warn(`idle capture connection failed: ${error.message}`));

@@ -4,6 +4,7 @@ import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { Subject } from 'rxjs';
 import type { Environment } from '../../config/environment';
+import { GroupCommitDeadlineError, GroupCommitFullError } from '../../common/group-commit';
 import { CaptureRateLimiter } from './capture-rate-limiter';
 import { CaptureWriter } from './capture-writer';
 
@@ -19,9 +20,18 @@ export interface CaptureRequest {
   sourceIp: string | null;
 }
 
-/** The answer to give the sender: status code, and the JSON body. */
-export type CaptureResponse =
-  { statusCode: 200; body: { id: string } } | { statusCode: 403 | 404 | 429 | 500 | 503; message: string };
+/**
+ * What became of a capture. The HTTP edge (capture-route.ts) maps it to a status code: stored 200,
+ * unknown-endpoint 404, inactive-endpoint 403, rate-limited 429, unavailable 503 with Retry-After,
+ * refused 500 (a row the database would not take).
+ */
+export type CaptureOutcome =
+  | { kind: 'stored'; id: string }
+  | { kind: 'unknown-endpoint' }
+  | { kind: 'inactive-endpoint' }
+  | { kind: 'rate-limited' }
+  | { kind: 'unavailable'; reason: 'database' | 'overloaded' | 'timeout' }
+  | { kind: 'refused' };
 
 /** What the real-time layer learns of each stored event. */
 export interface CapturedEvent {
@@ -47,14 +57,24 @@ function liveBody(body: Buffer): string | undefined {
 /** Tokens are 32 base64url characters; anything that cannot be one is unknown without asking the database. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{1,128}$/;
 
+/** Why a capture that was not stored got 503: PostgreSQL failed, too much was waiting, or time ran out. */
+function unavailableReason(error: unknown): 'database' | 'overloaded' | 'timeout' {
+  if (error instanceof GroupCommitFullError) return 'overloaded';
+  if (error instanceof GroupCommitDeadlineError) return 'timeout';
+  return 'database';
+}
+
 /**
- * The rules of the capture URL: unknown token 404, inactive endpoint 403, over the per-endpoint rate
- * 429, stored 200 `{id}` once committed, PostgreSQL failing 503. Nothing is stored in any non-2xx case.
+ * The rules of the capture URL: unknown token, inactive endpoint, over the per-endpoint rate, stored once
+ * committed, or unavailable (PostgreSQL failing, or the capture could not be committed by its deadline).
+ * Nothing is stored in any outcome but `stored`.
  */
 @Injectable()
 export class CaptureService {
   private readonly logger = new Logger(CaptureService.name);
   private readonly rateLimiter: CaptureRateLimiter;
+  /** Refusals for load or time are counted in /metrics, not logged one by one; this throttles the log line. */
+  private lastSheddingLog = 0;
 
   /**
    * Every stored event, right after its commit. Subscribers must not throw and must not block: they run
@@ -69,19 +89,19 @@ export class CaptureService {
     this.rateLimiter = new CaptureRateLimiter(config.get('CAPTURE_RATE_LIMIT_PER_S', { infer: true }));
   }
 
-  async capture(request: CaptureRequest): Promise<CaptureResponse> {
-    if (!TOKEN_SHAPE.test(request.token)) return NOT_FOUND;
-    if (!this.rateLimiter.tryAcquire(request.token)) {
-      return { statusCode: 429, message: 'too many captures for this endpoint; retry after a second' };
-    }
+  /** Stores the request as an event, answering by `answerBy` (epoch ms) at the latest. */
+  async capture(request: CaptureRequest, answerBy: number): Promise<CaptureOutcome> {
+    if (!TOKEN_SHAPE.test(request.token)) return { kind: 'unknown-endpoint' };
+    if (!this.rateLimiter.tryAcquire(request.token)) return { kind: 'rate-limited' };
     const eventId = randomUUID();
     const receivedAt = new Date();
     let outcome;
     try {
-      outcome = await this.writer.write({ id: eventId, receivedAt, ...request });
+      outcome = await this.writer.write({ id: eventId, receivedAt, ...request }, answerBy);
     } catch (error) {
-      this.logger.error(`capture not stored, answering 503: ${(error as Error).message}`);
-      return { statusCode: 503, message: 'the event could not be stored right now; retry later' };
+      const reason = unavailableReason(error);
+      this.logUnavailable(reason, error as Error);
+      return { kind: 'unavailable', reason };
     }
     switch (outcome.kind) {
       case 'stored':
@@ -94,16 +114,27 @@ export class CaptureService {
           sourceIp: request.sourceIp,
           body: liveBody(request.body),
         });
-        return { statusCode: 200, body: { id: eventId } };
+        return { kind: 'stored', id: eventId };
       case 'unknown-endpoint':
-        return NOT_FOUND;
       case 'inactive-endpoint':
-        return { statusCode: 403, message: 'endpoint is inactive' };
+        return { kind: outcome.kind };
       case 'failed':
         this.logger.error(`capture refused by the database: ${outcome.error.message}`);
-        return { statusCode: 500, message: 'the request could not be stored' };
+        return { kind: 'refused' };
     }
   }
-}
 
-const NOT_FOUND: CaptureResponse = { statusCode: 404, message: 'no endpoint has this capture URL' };
+  private logUnavailable(reason: 'database' | 'overloaded' | 'timeout', error: Error): void {
+    if (reason === 'database') {
+      this.logger.error(`capture not stored, answering 503: ${error.message}`);
+      return;
+    }
+    const now = Date.now();
+    if (now - this.lastSheddingLog < 10_000) return;
+    this.lastSheddingLog = now;
+    this.logger.warn(
+      `captures are being refused with 503 (${reason}: ${error.message}; ${this.writer.queued} waiting); ` +
+        'hooktrail_captures_total{outcome="unavailable"} counts them',
+    );
+  }
+}

@@ -2,6 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsString, Max, MaxLength, Min, registerDecorator, ValidateIf } from 'class-validator';
 import { EVENT_STATUSES, type EventStatus } from '../event.entity';
+import type { EventFilters } from '../events.repository';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
@@ -39,7 +40,8 @@ function IsInstant(parameter: string): PropertyDecorator {
 
 const present = (_query: unknown, value: unknown) => value !== undefined;
 
-export class ListEventsQuery {
+/** The filters of the events list, also those of a bulk replay. */
+export class EventFilterFields {
   /** Only events in this status. */
   @ValidateIf(present)
   @IsIn(EVENT_STATUSES, { message: `status must be one of ${EVENT_STATUSES.join(', ')}` })
@@ -63,7 +65,10 @@ export class ListEventsQuery {
   @IsString({ message: 'q must be a string' })
   @MaxLength(500, { message: 'q must be at most 500 characters' })
   q?: string;
+}
 
+/** The events list's query: the filters and the page. */
+export class ListEventsQuery extends EventFilterFields {
   /** Page number, from 1. A page past the last one is empty. */
   @ApiPropertyOptional({ type: 'integer', default: 1 })
   @ValidateIf(present)
@@ -81,4 +86,14 @@ export class ListEventsQuery {
   @Min(1, { message: `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}` })
   @Max(MAX_PAGE_SIZE, { message: `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}` })
   limit: number = DEFAULT_PAGE_SIZE;
+}
+
+/** The filters as the repository takes them (validated fields; an empty `q` is no filter). */
+export function eventFiltersOf(fields: EventFilterFields): EventFilters {
+  return {
+    status: fields.status,
+    from: fields.from === undefined ? undefined : (parseInstant(fields.from) ?? undefined),
+    to: fields.to === undefined ? undefined : (parseInstant(fields.to) ?? undefined),
+    q: fields.q === undefined || fields.q === '' ? undefined : fields.q,
+  };
 }

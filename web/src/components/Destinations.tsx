@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, endpointPath } from '../api';
+import { localTime, plural } from '../format';
 import type { Destination } from '../types';
 import { Alert } from './Alert';
 import { CopyButton } from './CopyButton';
@@ -202,6 +203,15 @@ function DestinationRow({ endpointId, destination, onChange, onRemoved }: RowPro
             </>
           )}
         </div>
+        <p
+          class="backlog muted small"
+          data-testid="destination-backlog"
+          data-pending={destination.backlog.pending}
+        >
+          {destination.backlog.pending === 0
+            ? 'Nothing waiting'
+            : `${plural(destination.backlog.pending, 'delivery', 'deliveries')} waiting, the oldest since ${localTime(destination.backlog.oldest_pending_at)}`}
+        </p>
       </div>
       <div class="destination-actions">
         <label class="switch" for={toggleId}>

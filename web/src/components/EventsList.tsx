@@ -6,6 +6,7 @@ import { href, replaceHash } from '../router';
 import type { Endpoint, EventFilters, HookEvent, Pagination } from '../types';
 import { EVENT_STATUSES } from '../types';
 import { Alert } from './Alert';
+import { BulkReplayBar } from './BulkReplayBar';
 import { CopyButton } from './CopyButton';
 import { LiveIndicator } from './LiveIndicator';
 import { StatusBadge, statusLabel } from './StatusBadge';
@@ -282,6 +283,14 @@ export function EventsList({
           </button>
         )}
       </form>
+
+      <BulkReplayBar
+        endpointId={endpoint.id}
+        status={filters.status}
+        from={filters.from}
+        q={filters.q}
+        listed={data?.pagination.total}
+      />
 
       {newCount > 0 && (
         <div class="banner" role="status" data-testid="new-events-banner">

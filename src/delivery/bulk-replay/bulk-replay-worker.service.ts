@@ -1,0 +1,93 @@
+import { InjectQueue } from '@nestjs/bull';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { Job, Queue } from 'bull';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PeriodicTask } from '../../common/periodic-task';
+import { BACKGROUND_REDIS_TIMEOUT_MS, withRedisTimeout } from '../../common/redis-timeout';
+import { DeliveryQueue } from '../delivery-queue.service';
+import { DestinationBacklogs } from '../destination-backlogs.service';
+import { BULK_REPLAY_QUEUE, type BulkReplayJob, bulkReplayJobOptions } from './bulk-replay-jobs';
+import { BulkReplayRepository } from './bulk-replay.repository';
+
+/** Events dispatched per transaction. */
+const CHUNK_EVENTS = 200;
+/**
+ * A replay waits while one of the endpoint's active destinations has this many deliveries waiting: it
+ * feeds the queue as fast as the destinations are served, instead of burying every other delivery behind
+ * its thousands of jobs.
+ */
+export const BULK_REPLAY_MAX_BACKLOG = 1000;
+const WAIT_MS = 500;
+/** Replays running with no job (Redis lost it, or a worker stopped mid-way) get one again this often. */
+const SWEEP_INTERVAL_MS = 5000;
+const BULK_REPLAY_CONCURRENCY = 4;
+
+/**
+ * Dispatches bulk replays (a worker: APP_ROLE `worker`, or the delivery thread of `all`): chunk by chunk,
+ * each chunk's deliveries enqueued like a single replay's, pausing while the endpoint's destinations have
+ * a full backlog, until every event is dispatched or the replay is cancelled. The job of a worker that dies
+ * is taken over by Bull's stalled-job check; a replay left without a job is given one by the sweep.
+ */
+@Injectable()
+export class BulkReplayWorker implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(BulkReplayWorker.name);
+  private closing = false;
+  private readonly sweeps = new PeriodicTask(
+    () => this.sweep(),
+    SWEEP_INTERVAL_MS,
+    (error) => this.logger.warn(`bulk replay sweep skipped: ${error.message}`),
+  );
+
+  constructor(
+    @InjectQueue(BULK_REPLAY_QUEUE) private readonly queue: Queue<BulkReplayJob>,
+    private readonly replays: BulkReplayRepository,
+    private readonly deliveries: DeliveryQueue,
+    private readonly backlogs: DestinationBacklogs,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    void this.queue.process(BULK_REPLAY_CONCURRENCY, (job: Job<BulkReplayJob>) =>
+      this.run(job.data.bulkReplayId),
+    );
+    this.queue.on('failed', (job: Job<BulkReplayJob>, error: Error) =>
+      this.logger.warn(
+        { bulkReplayId: job.data.bulkReplayId, error: error.message },
+        'bulk replay interrupted',
+      ),
+    );
+    this.sweeps.start();
+  }
+
+  /** Running replays stop at their next chunk; their jobs end and the sweep of another worker goes on. */
+  async onModuleDestroy(): Promise<void> {
+    this.closing = true;
+    await this.sweeps.stop();
+  }
+
+  private async run(bulkReplayId: string): Promise<void> {
+    while (!this.closing) {
+      const destinations = await this.replays.activeDestinations(bulkReplayId);
+      const backlogs = await this.backlogs.of(destinations);
+      if ([...backlogs.values()].some((backlog) => backlog.pending >= BULK_REPLAY_MAX_BACKLOG)) {
+        await sleep(WAIT_MS);
+        continue;
+      }
+      const chunk = await this.replays.dispatchNext(bulkReplayId, CHUNK_EVENTS);
+      // The deliveries are committed: if Redis fails now, the delivery sweeper enqueues them.
+      await this.deliveries
+        .enqueue(chunk.deliveryIds.map((id) => ({ id })))
+        .catch((error: Error) =>
+          this.logger.warn(`bulk replay enqueue deferred to the sweeper: ${error.message}`),
+        );
+      if (!chunk.running) return;
+    }
+  }
+
+  private async sweep(): Promise<void> {
+    for (const { id } of await this.replays.running())
+      await withRedisTimeout(
+        this.queue.add({ bulkReplayId: id }, bulkReplayJobOptions(id)),
+        BACKGROUND_REDIS_TIMEOUT_MS,
+      );
+  }
+}

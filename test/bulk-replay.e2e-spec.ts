@@ -1,0 +1,182 @@
+import { Client } from 'pg';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { api } from './support/api-client';
+import { HttpsDestination, type Responder } from './support/https-destination';
+import { startTestApp, type TestApp } from './support/test-app';
+import { addDestination, capture, createEndpoint, type EndpointFixture } from './support/webhook-fixtures';
+import { acknowledgedIds, captureAtRate } from './reliability/support/provider-load';
+
+/** Polls `read` until `done` holds for its value, and returns that value. */
+async function pollUntil<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline)
+      throw new Error(`still not done after ${timeoutMs} ms: ${JSON.stringify(value)}`);
+    await sleep(100);
+  }
+}
+
+const hang: Responder = () => undefined;
+
+describe('bulk replay', () => {
+  let sut: TestApp;
+  let db: Client;
+  let destination: HttpsDestination;
+
+  const call = (fixture: EndpointFixture, method: string, path: string, body?: unknown) =>
+    api(sut.url, method, `/api/endpoints/${fixture.endpointId}/bulk-replays${path}`, {
+      token: fixture.user.accessToken,
+      body,
+    });
+  const replayRows = async () => (await db.query('select count(*)::int as n from bulk_replays')).rows[0].n;
+
+  beforeAll(async () => {
+    destination = await HttpsDestination.start();
+    sut = await startTestApp({
+      DELIVERY_TIMEOUT_MS: '2000',
+      DELIVERY_RETRY_DELAYS_MS: '600000,600000,600000,600000',
+    });
+    db = new Client({ connectionString: sut.env.DATABASE_URL });
+    await db.connect();
+  });
+  afterAll(async () => {
+    await db.end();
+    await sut.close();
+    await destination.close();
+  });
+
+  it('counts the matching events (dry run), replays each of them once more to the active destinations, and completes', async () => {
+    const fixture = await createEndpoint(sut.url);
+    await addDestination(sut.url, fixture, `${destination.url}/bulk`);
+    const paid: string[] = [];
+    for (let n = 0; n < 12; n++) {
+      const id = await capture(
+        fixture,
+        JSON.stringify({ type: n % 3 === 0 ? 'invoice.paid' : 'invoice.created', n }),
+      );
+      if (n % 3 === 0) paid.push(id);
+    }
+    await destination.waitForRequests(12);
+    const arrived = destination.received.length;
+
+    const everything = await call(fixture, 'POST', '', { dry_run: true });
+    expect(everything).toMatchObject({ status: 200, body: { count: 12 } });
+    const dryRun = await call(fixture, 'POST', '', { q: 'invoice.paid', dry_run: true });
+    expect(dryRun).toMatchObject({ status: 200, body: { count: 4 } });
+    expect(await replayRows()).toBe(0);
+
+    const started = await call(fixture, 'POST', '', { q: 'invoice.paid', from: '2020-01-01' });
+    expect(started.status).toBe(202);
+    expect(started.body.bulk_replay).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      endpoint_id: fixture.endpointId,
+      status: 'running',
+      filter: { q: 'invoice.paid', from: '2020-01-01T00:00:00.000Z' },
+      total: 4,
+      done: 0,
+      created_at: expect.stringMatching(/Z$/),
+      finished_at: null,
+    });
+    const id = started.body.bulk_replay.id;
+    const finished = await pollUntil(
+      async () => (await call(fixture, 'GET', `/${id}`)).body.bulk_replay,
+      (replay) => replay.status !== 'running',
+    );
+    expect(finished).toMatchObject({
+      status: 'completed',
+      total: 4,
+      done: 4,
+      finished_at: expect.stringMatching(/Z$/),
+    });
+
+    // Each matching event got one more dispatch, and only those; the destination got each once more.
+    const replayed = await destination.waitForRequests(arrived + 4);
+    const { rows } = await db.query<{ event_id: string; dispatches: number }>(
+      'select event_id, count(distinct dispatch_id)::int as dispatches from deliveries where event_id in (select id from events where endpoint_id = $1) group by event_id',
+      [fixture.endpointId],
+    );
+    const dispatches = Object.fromEntries(rows.map((row) => [row.event_id, row.dispatches]));
+    for (const [eventId, count] of Object.entries(dispatches))
+      expect(count).toBe(paid.includes(eventId) ? 2 : 1);
+    const bodies = replayed.slice(arrived).map((request) => JSON.parse(request.body.toString('utf8')).n);
+    expect(bodies.sort((a, b) => a - b)).toEqual([0, 3, 6, 9]);
+
+    const listed = await call(fixture, 'GET', '');
+    expect(listed.status).toBe(200);
+    expect(listed.body.bulk_replays.map((replay: { id: string }) => replay.id)).toEqual([id]);
+  });
+
+  it.each([
+    ['a status that is not one', { status: 'lost' }, 'status'],
+    ['a from that is not a date', { from: 'yesterday' }, 'from'],
+    ['a q that is not a string', { q: 42 }, 'q'],
+    ['a dry_run that is not a boolean', { dry_run: 'yes' }, 'dry_run'],
+    ['an unknown field', { page: 2 }, 'page'],
+  ])('refuses %s with 400 naming the field, and starts nothing', async (_label, body, field) => {
+    const fixture = await createEndpoint(sut.url);
+    await addDestination(sut.url, fixture, destination.url);
+    const before = await replayRows();
+    const response = await call(fixture, 'POST', '', body);
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(response.body.message)).toContain(field);
+    expect(await replayRows()).toBe(before);
+  });
+
+  it('answers 409 when the endpoint has no active destination, and 404 for an unknown replay', async () => {
+    const fixture = await createEndpoint(sut.url);
+    await capture(fixture);
+    const refused = await call(fixture, 'POST', '', {});
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toContain('no active destination');
+    for (const path of ['/00000000-0000-4000-8000-000000000000', '/nope']) {
+      expect((await call(fixture, 'GET', path)).status).toBe(404);
+      expect((await call(fixture, 'POST', `${path}/cancel`)).status).toBe(404);
+    }
+  });
+
+  it('waits while a destination has 1,000 deliveries waiting, and a cancel stops it before it dispatched any', async () => {
+    const stuck = await HttpsDestination.start(hang);
+    try {
+      const fixture = await createEndpoint(sut.url);
+      await addDestination(sut.url, fixture, stuck.url);
+      const captured = acknowledgedIds(
+        await captureAtRate(fixture.captureUrl, { ratePerS: 500, total: 1100 }),
+      );
+      expect(captured).toHaveLength(1100);
+
+      const started = await call(fixture, 'POST', '', {});
+      expect(started.body.bulk_replay).toMatchObject({ status: 'running', total: 1100, done: 0 });
+      const id = started.body.bulk_replay.id;
+      // The stuck destination's 1,100 deliveries stay waiting (attempts time out, retries are 10 min away).
+      await sleep(2000);
+      expect((await call(fixture, 'GET', `/${id}`)).body.bulk_replay).toMatchObject({
+        status: 'running',
+        done: 0,
+      });
+
+      const cancelled = await call(fixture, 'POST', `/${id}/cancel`);
+      expect(cancelled).toMatchObject({
+        status: 200,
+        body: { bulk_replay: { status: 'cancelled', done: 0 } },
+      });
+      expect(cancelled.body.bulk_replay.finished_at).toMatch(/Z$/);
+      // Cancelling again changes nothing.
+      expect((await call(fixture, 'POST', `/${id}/cancel`)).body.bulk_replay).toEqual(
+        cancelled.body.bulk_replay,
+      );
+      const { rows } = await db.query(
+        'select count(distinct dispatch_id)::int as dispatches from deliveries where event_id = any($1)',
+        [captured],
+      );
+      expect(rows[0].dispatches).toBe(1100);
+    } finally {
+      await stuck.close();
+    }
+  }, 60_000);
+});
