@@ -9,6 +9,7 @@ import {
   setReloadMarker,
   watchPage,
 } from './support/browser';
+import { api } from './support/api-client';
 import { answer, HttpsDestination } from './support/https-destination';
 import { startTestApp, type TestApp } from './support/test-app';
 
@@ -268,6 +269,57 @@ describe('dashboard in headless Chromium', () => {
     expect(await backlog.textContent()).toBe('Nothing waiting');
     expect(await byTestId('destination-url').inputValue()).toBe('');
   });
+
+  step(
+    'sets limits and pauses the destination: the row shows both, the API has them, resume clears the badge',
+    async () => {
+      const row = byTestId('destination-row');
+      expect(await byTestId('destination-limits', row).textContent()).toContain(
+        'Limits: no rate limit, a fair share at once',
+      );
+      await byTestId('edit-limits', row).click();
+      await byTestId('rate-limit', row).fill('50');
+      await byTestId('rate-limit-period', row).selectOption('minute');
+      await byTestId('max-in-flight', row).fill('5');
+      await byTestId('save-limits', row).click();
+      await page
+        .locator('[data-testid="destination-limits"]', { hasText: 'at most 50 per minute, 5 at once' })
+        .waitFor();
+
+      await byTestId('destination-pause-toggle', row).click();
+      await page.locator('[data-testid="destination-row"][data-paused="true"]').waitFor();
+      expect(await byTestId('destination-paused', row).textContent()).toContain('Paused');
+      expect(await byTestId('destination-pause-toggle', row).textContent()).toBe('Resume');
+      const destinationId = (await row.getAttribute('data-destination-id')) ?? '';
+      const token = String(await page.evaluate('localStorage.getItem("hooktrail.accessToken")'));
+      const stored = await api(
+        sut!.url,
+        'GET',
+        `/api/endpoints/${flow.endpointId}/destinations/${destinationId}`,
+        {
+          token,
+        },
+      );
+      expect(stored.body.destination).toMatchObject({
+        rate_limit: 50,
+        rate_limit_period: 'minute',
+        max_in_flight: 5,
+        paused: true,
+      });
+
+      // Back to the defaults, resumed, for the steps that follow.
+      await byTestId('destination-pause-toggle', row).click();
+      await page.locator('[data-testid="destination-row"][data-paused="false"]').waitFor();
+      expect(await byTestId('destination-paused', row).count()).toBe(0);
+      await byTestId('edit-limits', row).click();
+      await byTestId('rate-limit', row).fill('');
+      await byTestId('max-in-flight', row).fill('');
+      await byTestId('save-limits', row).click();
+      await page
+        .locator('[data-testid="destination-limits"]', { hasText: 'no rate limit, a fair share at once' })
+        .waitFor();
+    },
+  );
 
   step('replays the event and shows the delivery attempt (200) without a reload', async () => {
     const loadsBefore = watch.loads();

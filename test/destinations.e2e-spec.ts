@@ -48,9 +48,46 @@ describe('destinations', () => {
       url: 'https://api.example.com/webhooks?source=hooktrail',
       secret: null,
       is_active: true,
+      rate_limit: null,
+      rate_limit_period: 'second',
+      max_in_flight: null,
+      paused: false,
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       backlog: { pending: 0, oldest_pending_at: null },
     });
+  });
+
+  it('sets and reads back the flow-control fields; a bad value is a 400 naming the field and changes nothing', async () => {
+    const limited = { rate_limit: 50, rate_limit_period: 'minute', max_in_flight: 5, paused: true };
+    const destination = await add({ url: 'https://api.example.com/limited', ...limited });
+    expect(destination).toMatchObject(limited);
+    const path = `${base()}/${destination.id}`;
+    const changed = await call('PATCH', path, { rate_limit: null, max_in_flight: 1000 });
+    expect(changed.status).toBe(200);
+    const expected = { ...destination, rate_limit: null, max_in_flight: 1000 };
+    expect(changed.body.destination).toEqual(expected);
+    expect((await call('GET', path)).body.destination).toEqual(expected);
+
+    const bad: [Record<string, unknown>, string][] = [
+      [{ rate_limit: 0 }, 'rate_limit'],
+      [{ rate_limit: 100_001 }, 'rate_limit'],
+      [{ rate_limit: 1.5 }, 'rate_limit'],
+      [{ rate_limit: '10' }, 'rate_limit'],
+      [{ rate_limit_period: 'hour' }, 'rate_limit_period'],
+      [{ rate_limit_period: null }, 'rate_limit_period'],
+      [{ max_in_flight: 0 }, 'max_in_flight'],
+      [{ max_in_flight: 1001 }, 'max_in_flight'],
+      [{ paused: 'yes' }, 'paused'],
+      [{ paused: null }, 'paused'],
+    ];
+    for (const [body, field] of bad) {
+      const refused = await call('PATCH', path, { url: 'https://api.example.com/other', ...body });
+      expect(refused.status).toBe(400);
+      expect(JSON.stringify(refused.body)).toContain(field);
+      const created = await call('POST', base(), { url: 'https://api.example.com/other', ...body });
+      expect(created.status).toBe(400);
+    }
+    expect((await call('GET', path)).body.destination).toEqual(expected);
   });
 
   it('gets one destination with its backlog: deliveries not yet delivered nor dead-lettered, and the oldest', async () => {

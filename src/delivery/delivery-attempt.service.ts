@@ -6,10 +6,16 @@ import type { Environment } from '../config/environment';
 import { Metrics } from '../metrics/metrics.service';
 import { AlertScheduler } from '../mail/alert-scheduler.service';
 import { EventChangePublisher } from '../realtime/event-change.publisher';
-import { type DeliveryContext, DeliveryRepository, type RecordedAttempt } from './delivery.repository';
+import {
+  type DeliveryContext,
+  DeliveryRepository,
+  type DestinationContext,
+  type RecordedAttempt,
+} from './delivery.repository';
 import { DeferredDeliveryError, RetryableDeliveryError } from './delivery-jobs';
 import { DeliverySender, destinationUrlWithQuery, forwardedHeaders } from './delivery-sender';
 import { DestinationSlots } from './destination-slots';
+import { FlowControlGate, type GateAnswer } from './flow-control-gate';
 import { signPayload } from './signature-signer';
 
 /** A worker's in-flight attempts (the delivery queue's concurrency): they wait on the network, not on the CPU. */
@@ -36,8 +42,9 @@ export interface JobRuns {
 }
 
 /**
- * One attempt of one delivery: load it, take one of its destination's in-flight slots (or defer it when
- * a stuck destination has none free) and a place in the process's concurrency window, send the original
+ * One attempt of one delivery: load it, hold it while its destination is paused, take one of its
+ * destination's in-flight slots (or defer it when a stuck destination has none free), pass its
+ * destination's own limits (or defer it) and a place in the process's concurrency window, send the original
  * request with our signature headers, record the outcome (delivery, event status, dead-letter outbox) and
  * schedule the alert when it dead-lettered.
  */
@@ -58,6 +65,7 @@ export class DeliveryAttemptService {
     private readonly alerts: AlertScheduler,
     private readonly changes: EventChangePublisher,
     private readonly metrics: Metrics,
+    private readonly gate: FlowControlGate,
     eventLoop: EventLoopMonitor,
     config: ConfigService<Environment, true>,
   ) {
@@ -104,10 +112,14 @@ export class DeliveryAttemptService {
         : 'destination was removed: retries stopped';
       return this.deliveries.abandon(delivery, reason);
     }
+    // A paused destination holds its deliveries: the job ends with no attempt made; resuming enqueues them.
+    if (destination.paused) return null;
     // More failed runs than this job made attempts: it was deferred before.
     const returning = runs.failedRuns > delivery.attemptCount - runs.priorAttempts;
     if (!this.slots.tryAcquire(destination.id, returning))
       throw new DeferredDeliveryError(delivery.id, this.slots.deferFor(destination.id));
+    const gated = FlowControlGate.applies(destination);
+    if (gated) await this.passGate(delivery.id, destination);
     const timestamp = Math.floor(Date.now() / 1000);
     const headers: Record<string, string | string[]> = {
       ...forwardedHeaders(delivery.headers),
@@ -132,6 +144,10 @@ export class DeliveryAttemptService {
     } finally {
       if (windowed) this.window.release();
       this.slots.release(destination.id, Date.now() - at.getTime());
+      if (gated)
+        this.gate
+          .release(destination.id, delivery.id, destination)
+          .catch((error: Error) => this.logger.debug({ err: error }, 'permit left to lapse'));
     }
     if (outcome.error) this.logger.debug({ deliveryId: delivery.id, error: outcome.error }, 'attempt failed');
     const recorded = await this.deliveries.recordAttempt(
@@ -145,6 +161,24 @@ export class DeliveryAttemptService {
     if (recorded && recorded.deliveryStatus !== 'pending')
       this.metrics.attempt(recorded.deliveryStatus, outcome.durationMs / 1000);
     return recorded;
+  }
+
+  /**
+   * Takes a place under the destination's own limits (rate, `max_in_flight`, across workers), or gives
+   * its slot back and defers the delivery: to its reserved rate slot, or at the destination's pace.
+   */
+  private async passGate(deliveryId: string, destination: DestinationContext): Promise<void> {
+    let answer: GateAnswer | undefined;
+    try {
+      answer = await this.gate.acquire(destination.id, deliveryId, destination);
+    } finally {
+      if (!answer?.granted) this.slots.cancel(destination.id);
+    }
+    if (answer.granted) return;
+    throw new DeferredDeliveryError(
+      deliveryId,
+      answer.waitMs ?? this.slots.deferWithin(destination.id, destination.maxInFlight ?? this.slots.limit),
+    );
   }
 
   /** The latest time the next attempt can start (its delay plus the jitter); the sweeper looks after it. */

@@ -42,13 +42,16 @@ export class RetryableDeliveryError extends Error {
   }
 }
 
-/** Thrown, without an attempt, when the destination has no free slot: the job runs again after `delayMs`. */
+/**
+ * Thrown, without an attempt, when the destination has no free slot or its next rate slot is later: the
+ * job runs again after `delayMs`.
+ */
 export class DeferredDeliveryError extends Error {
   constructor(
     readonly deliveryId: string,
     readonly delayMs: number,
   ) {
-    super(`delivery ${deliveryId} deferred ${delayMs} ms: its destination is at its in-flight limit`);
+    super(`delivery ${deliveryId} deferred ${delayMs} ms: its destination is at one of its limits`);
   }
 }
 

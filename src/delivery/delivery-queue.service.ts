@@ -9,6 +9,8 @@ export interface QueuedDelivery {
   id: string;
   /** Attempts already made (a delivery re-enqueued by the sweeper continues its schedule). */
   priorAttempts?: number;
+  /** Wait this long before the attempt (a held retry that is not yet due). */
+  delayMs?: number;
 }
 
 /** Producer side of the delivery queue: one Bull job per delivery row, its job id the delivery id. */
@@ -34,7 +36,12 @@ export class DeliveryQueue {
     await this.queue.addBulk(
       deliveries.map((delivery) => ({
         data: { deliveryId: delivery.id },
-        opts: deliveryJobOptions(delivery.id, this.retryDelaysMs, delivery.priorAttempts ?? 0),
+        opts: deliveryJobOptions(
+          delivery.id,
+          this.retryDelaysMs,
+          delivery.priorAttempts ?? 0,
+          delivery.delayMs ?? 0,
+        ),
       })),
     );
   }

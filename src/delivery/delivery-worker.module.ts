@@ -6,6 +6,7 @@ import { DeliveryAttemptService } from './delivery-attempt.service';
 import { createHttpClient, DeliverySender, HTTP_CLIENT } from './delivery-sender';
 import { DeliverySweeper } from './delivery-sweeper.service';
 import { DeliveryWorker } from './delivery-worker.service';
+import { FlowControlGate } from './flow-control-gate';
 import { DeliveryModule } from './delivery.module';
 
 /**
@@ -22,6 +23,7 @@ import { DeliveryModule } from './delivery.module';
         createHttpClient(config.get('DELIVERY_ALLOW_PRIVATE_NETWORKS', { infer: true })),
     },
     DeliverySender,
+    FlowControlGate,
     DeliveryAttemptService,
     DeliveryWorker,
     DeliverySweeper,

@@ -11,10 +11,11 @@ import {
 import { DeliveryQueue } from './delivery-queue.service';
 import { DeliveryRepository } from './delivery.repository';
 import { DestinationBacklogs } from './destination-backlogs.service';
+import { HeldDeliveries } from './held-deliveries.service';
 
 /**
  * The delivery queue (with the retry schedule as Bull's backoff strategy) and its producer, and each
- * destination's backlog read from the outbox.
+ * destination's backlog read from the outbox, and the release of a resumed destination's held backlog.
  */
 @Module({
   imports: [
@@ -38,7 +39,7 @@ import { DestinationBacklogs } from './destination-backlogs.service';
       },
     }),
   ],
-  providers: [DeliveryQueue, DeliveryRepository, DestinationBacklogs],
-  exports: [BullModule, DeliveryQueue, DeliveryRepository, DestinationBacklogs],
+  providers: [DeliveryQueue, DeliveryRepository, DestinationBacklogs, HeldDeliveries],
+  exports: [BullModule, DeliveryQueue, DeliveryRepository, DestinationBacklogs, HeldDeliveries],
 })
 export class DeliveryModule {}

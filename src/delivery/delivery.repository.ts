@@ -3,8 +3,17 @@ import { Injectable } from '@nestjs/common';
 import { GroupCommit } from '../common/group-commit';
 import { EVENT_COUNTS_FOLD_AT, foldEventCounts } from '../events/event-counts';
 import type { EventStatus } from '../events/event.entity';
+import type { FlowControl } from '../destinations/destination.entity';
 import type { AttemptOutcome } from './delivery-sender';
 import type { DeliveryAttempt, DeliveryStatus } from './delivery.entity';
+
+/** A delivery's destination as it is now, with its flow control. */
+export type DestinationContext = {
+  id: string;
+  url: string;
+  secret: string | null;
+  isActive: boolean;
+} & FlowControl;
 
 /** Everything one attempt needs, read in one query. */
 export interface DeliveryContext {
@@ -14,7 +23,7 @@ export interface DeliveryContext {
   status: DeliveryStatus;
   attemptCount: number;
   /** The destination as it is now (a URL fixed during retries is used by the next attempt); null once removed. */
-  destination: { id: string; url: string; secret: string | null; isActive: boolean } | null;
+  destination: DestinationContext | null;
   method: string;
   headers: Record<string, string | string[]>;
   query: string;
@@ -146,7 +155,7 @@ export class DeliveryRepository {
     const { rows } = await this.knex.raw(
       `select d.id, d.event_id, d.status, d.attempt_count, e.endpoint_id, e.method, e.headers, e.query,
               e.body_text, e.body_bytes, dest.id as destination_id, dest.url as destination_url,
-              dest.secret, dest.is_active
+              dest.secret, dest.is_active, dest.rate_limit, dest.rate_limit_period, dest.max_in_flight, dest.paused
        from deliveries d
        join events e on e.id = d.event_id
        left join destinations dest on dest.id = d.destination_id
@@ -168,6 +177,10 @@ export class DeliveryRepository {
                 url: row.destination_url,
                 secret: row.secret,
                 isActive: row.is_active,
+                rateLimit: row.rate_limit,
+                rateLimitPeriod: row.rate_limit_period,
+                maxInFlight: row.max_in_flight,
+                paused: row.paused,
               }
             : null,
           method: row.method,
@@ -271,12 +284,16 @@ export class DeliveryRepository {
     );
   }
 
-  /** Deliveries still owed an attempt whose due time passed `graceSeconds` ago: their job may be lost. */
+  /**
+   * Deliveries still owed an attempt whose due time passed `graceSeconds` ago: their job may be lost.
+   * Those a paused destination holds are not overdue.
+   */
   async findOverdue(graceSeconds: number, limit: number): Promise<DueDelivery[]> {
     const { rows } = await this.knex.raw(
-      `select id, attempt_count from deliveries
-       where status in ('pending', 'failed') and next_attempt_at < now() - make_interval(secs => ?)
-       order by next_attempt_at limit ?`,
+      `select d.id, d.attempt_count from deliveries d
+       where d.status in ('pending', 'failed') and d.next_attempt_at < now() - make_interval(secs => ?)
+         and not exists (select 1 from destinations p where p.id = d.destination_id and p.paused)
+       order by d.next_attempt_at limit ?`,
       [graceSeconds, limit],
     );
     return rows.map((row: { id: string; attempt_count: number }) => ({

@@ -62,6 +62,17 @@ describe('DestinationSlots', () => {
     expect(slots.deferFor('d')).toBeLessThanOrEqual(1.2 * 1000);
   });
 
+  it('paces deliveries refused by a max_in_flight as quick ones until an attempt has ended, then at its mean', () => {
+    const slots = new DestinationSlots(50, STUCK_AFTER_MS);
+    // 30 waiting for 3 places of an unmeasured destination: 30 × 200 ms / 3 ≈ 2 s, not 30 × 1 s / 3.
+    for (let n = 0; n < 29; n++) slots.deferWithin('d', 3);
+    expect(slots.deferWithin('d', 3)).toBeLessThanOrEqual(1.2 * 2000);
+    slots.tryAcquire('d', false);
+    slots.release('d', 600);
+    // Measured at 600 ms: the 31st waits ≈ 31 × 600 / 3 = 6.2 s.
+    expect(slots.deferWithin('d', 3)).toBeGreaterThanOrEqual(0.8 * 6200);
+  });
+
   it('never defers for longer than 5 minutes', () => {
     const slots = new DestinationSlots(1, STUCK_AFTER_MS);
     slots.tryAcquire('d', false);

@@ -56,6 +56,11 @@ export class DestinationSlots {
     return this.loadOf(destinationId).meanDurationMs >= this.stuckAfterMs;
   }
 
+  /** Frees the slot of an attempt that was not made after all (another limit deferred it). */
+  cancel(destinationId: string): void {
+    this.loadOf(destinationId).inFlight--;
+  }
+
   /** Frees the slot of an attempt that took `durationMs`. */
   release(destinationId: string, durationMs: number): void {
     const load = this.loadOf(destinationId);
@@ -73,8 +78,21 @@ export class DestinationSlots {
    */
   deferFor(destinationId: string): number {
     const load = this.loadOf(destinationId);
+    return this.paced(load, load.meanDurationMs, this.limit);
+  }
+
+  /**
+   * The same for a delivery refused by the destination's own `max_in_flight`: such a destination is not
+   * assumed stuck, so until one of its attempts has ended they are paced as quick ones.
+   */
+  deferWithin(destinationId: string, maxInFlight: number): number {
+    const load = this.loadOf(destinationId);
+    return this.paced(load, load.measured ? load.meanDurationMs : MIN_DEFER_MS, maxInFlight);
+  }
+
+  private paced(load: DestinationLoad, durationMs: number, limit: number): number {
     load.deferred++;
-    const pacedMs = (load.deferred * load.meanDurationMs) / this.limit;
+    const pacedMs = (load.deferred * durationMs) / limit;
     const jittered = pacedMs * (0.8 + Math.random() * 0.4);
     return Math.round(Math.min(MAX_DEFER_MS, Math.max(MIN_DEFER_MS, jittered)));
   }

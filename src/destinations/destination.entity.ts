@@ -1,11 +1,26 @@
-import { OptionalProps, Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
+import { OptionalProps, Entity, Enum, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { Endpoint } from '../endpoints/endpoint.entity';
 
+export const RATE_LIMIT_PERIODS = ['second', 'minute'] as const;
+export type RateLimitPeriod = (typeof RATE_LIMIT_PERIODS)[number];
+
+/** Flow control of a destination's deliveries (README, "Flow control"); the limits hold across workers. */
+export interface FlowControl {
+  /** At most this many attempts per `rateLimitPeriod`; null: no rate limit. */
+  rateLimit: number | null;
+  rateLimitPeriod: RateLimitPeriod;
+  /** At most this many attempts at once; null: the fair share every destination gets. */
+  maxInFlight: number | null;
+  /** Held: no attempt is made and no retry is used up until it is resumed. */
+  paused: boolean;
+}
+
 @Entity({ tableName: 'destinations' })
 @Index({ properties: ['endpoint', 'createdAt'] })
-export class Destination {
-  [OptionalProps]?: 'secret' | 'isActive' | 'createdAt';
+export class Destination implements FlowControl {
+  [OptionalProps]?:
+    'secret' | 'isActive' | 'createdAt' | 'rateLimit' | 'rateLimitPeriod' | 'maxInFlight' | 'paused';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -21,6 +36,18 @@ export class Destination {
 
   @Property({ type: 'boolean', default: true })
   isActive = true;
+
+  @Property({ type: 'integer', nullable: true })
+  rateLimit: number | null = null;
+
+  @Enum({ items: () => RATE_LIMIT_PERIODS, type: 'text', default: 'second' })
+  rateLimitPeriod: RateLimitPeriod = 'second';
+
+  @Property({ type: 'integer', nullable: true })
+  maxInFlight: number | null = null;
+
+  @Property({ type: 'boolean', default: false })
+  paused = false;
 
   @Property({ type: 'timestamptz', defaultRaw: 'now()' })
   createdAt: Date = new Date();

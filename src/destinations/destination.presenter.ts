@@ -10,6 +10,10 @@ function toDestinationDto(destination: Destination, backlog: DestinationBacklog)
     url: destination.url,
     secret: destination.secret,
     is_active: destination.isActive,
+    rate_limit: destination.rateLimit,
+    rate_limit_period: destination.rateLimitPeriod,
+    max_in_flight: destination.maxInFlight,
+    paused: destination.paused,
     created_at: destination.createdAt.toISOString(),
     backlog: {
       pending: backlog.pending,

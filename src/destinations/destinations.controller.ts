@@ -19,7 +19,8 @@ import { UpdateDestinationDto } from './dto/update-destination.dto';
 
 const URL_RULES =
   'A field is invalid or not allowed: url must be an absolute https:// URL, not a loopback, private or ' +
-  'link-local address; secret 1 to 256 characters or null';
+  'link-local address; secret 1 to 256 characters or null; rate_limit 1 to 100000 or null; ' +
+  'rate_limit_period "second" or "minute"; max_in_flight 1 to 1000 or null; paused and is_active booleans';
 
 @ApiTags('destinations')
 @ApiBearerAuth()
@@ -65,7 +66,13 @@ export class DestinationsController {
   }
 
   @Patch(':dId')
-  @ApiOperation({ summary: 'Change the url, secret or is_active of a destination (only the fields sent)' })
+  @ApiOperation({
+    summary:
+      'Change a destination: url, secret, is_active, its limits, or pause/resume it (only the fields sent)',
+    description:
+      'paused: true holds its deliveries (no attempt, no retry used up); paused: false sends the backlog ' +
+      'within its limits. rate_limit and max_in_flight hold across all worker processes.',
+  })
   @ApiOkResponse({ type: DestinationResponseDto })
   @ApiBadRequestResponse({ description: URL_RULES })
   @ApiNotFoundResponse({ description: 'No such endpoint or destination (or not yours)' })

@@ -1,7 +1,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { Endpoint } from '../endpoints/endpoint.entity';
-import { Destination } from './destination.entity';
+import { Destination, type FlowControl } from './destination.entity';
 
 /** Every query of destinations, each scoped by the parent endpoint (whose owner the service has checked). */
 @Injectable()
@@ -17,11 +17,13 @@ export class DestinationsRepository {
     return this.em.findOne(Destination, { id, endpoint: endpointId });
   }
 
-  async create(endpointId: string, url: string, secret: string | null): Promise<Destination> {
+  async create(
+    endpointId: string,
+    fields: Pick<Destination, 'url' | 'secret'> & Partial<FlowControl>,
+  ): Promise<Destination> {
     const destination = this.em.create(Destination, {
       endpoint: this.em.getReference(Endpoint, endpointId),
-      url,
-      secret,
+      ...fields,
     });
     await this.em.flush();
     return destination;

@@ -1,27 +1,41 @@
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { isPrivateHostname } from '../common/network/private-address';
 import type { Environment } from '../config/environment';
-import type { Destination } from './destination.entity';
+import type { Destination, FlowControl } from './destination.entity';
 import { EndpointsService } from '../endpoints/endpoints.service';
 import { DestinationBacklogs } from '../delivery/destination-backlogs.service';
+import { HeldDeliveries } from '../delivery/held-deliveries.service';
 import { toDestinationDtos } from './destination.presenter';
 import { DestinationsRepository } from './destinations.repository';
 import type { CreateDestinationDto } from './dto/create-destination.dto';
 import type { DestinationDto } from './dto/destination.dto';
+import type { FlowControlFieldsDto } from './dto/flow-control-fields';
 import type { UpdateDestinationDto } from './dto/update-destination.dto';
 
 const DESTINATION_NOT_FOUND = 'destination not found';
 
+/** The flow-control fields a request sent, as entity properties. */
+function flowControlChanges(input: FlowControlFieldsDto): Partial<FlowControl> {
+  const changes: Partial<FlowControl> = {};
+  if (input.rate_limit !== undefined) changes.rateLimit = input.rate_limit;
+  if (input.rate_limit_period !== undefined) changes.rateLimitPeriod = input.rate_limit_period;
+  if (input.max_in_flight !== undefined) changes.maxInFlight = input.max_in_flight;
+  if (input.paused !== undefined) changes.paused = input.paused;
+  return changes;
+}
+
 /** Destinations of a user's endpoint. */
 @Injectable()
 export class DestinationsService {
+  private readonly logger = new Logger(DestinationsService.name);
   private readonly allowPrivateNetworks: boolean;
 
   constructor(
     private readonly destinations: DestinationsRepository,
     private readonly endpoints: EndpointsService,
     private readonly backlogs: DestinationBacklogs,
+    private readonly held: HeldDeliveries,
     config: ConfigService<Environment, true>,
   ) {
     this.allowPrivateNetworks = config.get('DELIVERY_ALLOW_PRIVATE_NETWORKS', { infer: true });
@@ -40,7 +54,13 @@ export class DestinationsService {
   async create(userId: string, endpointId: string, input: CreateDestinationDto): Promise<DestinationDto> {
     await this.endpoints.assertOwned(userId, endpointId);
     this.assertPublicHost(input.url);
-    return this.present(await this.destinations.create(endpointId, input.url, input.secret ?? null));
+    return this.present(
+      await this.destinations.create(endpointId, {
+        url: input.url,
+        secret: input.secret ?? null,
+        ...flowControlChanges(input),
+      }),
+    );
   }
 
   /** Changes only the fields sent. */
@@ -58,7 +78,16 @@ export class DestinationsService {
     }
     if (changes.secret !== undefined) destination.secret = changes.secret;
     if (changes.is_active !== undefined) destination.isActive = changes.is_active;
+    const resumed = destination.paused && changes.paused === false;
+    Object.assign(destination, flowControlChanges(changes));
     await this.destinations.save();
+    // The held backlog is enqueued in the background (the sweeper would find it too, later).
+    if (resumed)
+      this.held
+        .release(destination.id)
+        .catch((error: Error) =>
+          this.logger.warn({ destinationId: destination.id, err: error }, 'held deliveries not enqueued yet'),
+        );
     return this.present(destination);
   }
 

@@ -19,6 +19,13 @@ export interface Destination {
   url: string;
   secret: string | null;
   is_active: boolean;
+  /** At most this many attempts per rate_limit_period (null: no limit). */
+  rate_limit: number | null;
+  rate_limit_period: 'second' | 'minute';
+  /** At most this many attempts at once (null: a fair share). */
+  max_in_flight: number | null;
+  /** Deliveries are held, none attempted, until it is resumed. */
+  paused: boolean;
   created_at: string;
   /** Deliveries waiting for it (pending, or failed and owed a retry). */
   backlog: { pending: number; oldest_pending_at: string | null };

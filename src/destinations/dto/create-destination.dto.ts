@@ -1,8 +1,9 @@
 import { IsString, Length, ValidateIf } from 'class-validator';
 import { Trim } from '../../endpoints/dto/endpoint-fields';
 import { IsAbsoluteHttpsUrl, SECRET_MAX_LENGTH } from './destination-fields';
+import { FlowControlFieldsDto } from './flow-control-fields';
 
-export class CreateDestinationDto {
+export class CreateDestinationDto extends FlowControlFieldsDto {
   /**
    * Where events are forwarded: an absolute https:// URL (at most 2048 characters). Loopback, private and
    * link-local addresses are refused unless the server allows private networks.

@@ -1,3 +1,6 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { RATE_LIMIT_PERIODS, type RateLimitPeriod } from '../destination.entity';
+
 export class DestinationBacklogDto {
   /** Deliveries waiting for it: not yet attempted, or failed and owed a retry. @example 0 */
   pending!: number;
@@ -15,6 +18,15 @@ export class DestinationDto {
   secret!: string | null;
   /** Whether new events are forwarded to it. */
   is_active!: boolean;
+  /** At most this many attempts per `rate_limit_period`, across all workers; null: no limit. */
+  rate_limit!: number | null;
+  /** `second` or `minute`. */
+  @ApiProperty({ enum: RATE_LIMIT_PERIODS })
+  rate_limit_period!: RateLimitPeriod;
+  /** At most this many attempts at once, across all workers; null: a fair share of each worker. */
+  max_in_flight!: number | null;
+  /** Whether its deliveries are held (no attempt is made) until it is resumed. */
+  paused!: boolean;
   /** ISO 8601 UTC. @example 2026-11-23T10:00:00.000Z */
   created_at!: string;
   /** Read only: the deliveries waiting for this destination. */

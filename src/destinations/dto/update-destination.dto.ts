@@ -1,9 +1,10 @@
 import { IsBoolean, IsString, Length, ValidateIf } from 'class-validator';
 import { Trim } from '../../endpoints/dto/endpoint-fields';
 import { IsAbsoluteHttpsUrl, SECRET_MAX_LENGTH } from './destination-fields';
+import { FlowControlFieldsDto } from './flow-control-fields';
 
 /** Only the fields sent change. */
-export class UpdateDestinationDto {
+export class UpdateDestinationDto extends FlowControlFieldsDto {
   /**
    * A new absolute https:// URL; later deliveries (and retries) go there.
    * @example https://api.example.com/webhooks/stripe

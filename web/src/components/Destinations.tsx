@@ -133,19 +133,21 @@ function DestinationRow({ endpointId, destination, onChange, onRemoved }: RowPro
   const [error, setError] = useState<unknown>(null);
   const path = endpointPath(endpointId, 'destinations', destination.id);
 
-  const toggle = async () => {
-    const next = !destination.is_active;
+  /** Sends `changes`, showing them at once and going back if the server refuses them. */
+  const patch = async (changes: Partial<Destination>): Promise<boolean> => {
     setError(null);
-    onChange({ ...destination, is_active: next });
+    onChange({ ...destination, ...changes });
     try {
       const { destination: updated } = await api<{ destination: Destination }>(path, {
         method: 'PATCH',
-        body: { is_active: next },
+        body: changes,
       });
       onChange(updated);
+      return true;
     } catch (err) {
-      onChange({ ...destination, is_active: !next });
+      onChange(destination);
       setError(err);
+      return false;
     }
   };
 
@@ -163,11 +165,21 @@ function DestinationRow({ endpointId, destination, onChange, onRemoved }: RowPro
 
   const toggleId = `dest-active-${destination.id}`;
   return (
-    <li class="destination-row" data-testid="destination-row" data-destination-id={destination.id}>
+    <li
+      class="destination-row"
+      data-testid="destination-row"
+      data-destination-id={destination.id}
+      data-paused={destination.paused}
+    >
       <div class="destination-main">
         <code class="url" data-testid="destination-row-url">
           {destination.url}
         </code>
+        {destination.paused && (
+          <span class="badge badge-paused" data-testid="destination-paused">
+            Paused: deliveries held
+          </span>
+        )}
         <div class="secret">
           <span class="muted small">Secret:</span>{' '}
           {destination.secret === null ? (
@@ -212,6 +224,7 @@ function DestinationRow({ endpointId, destination, onChange, onRemoved }: RowPro
             ? 'Nothing waiting'
             : `${plural(destination.backlog.pending, 'delivery', 'deliveries')} waiting, the oldest since ${localTime(destination.backlog.oldest_pending_at)}`}
         </p>
+        <FlowLimits destination={destination} onSave={patch} />
       </div>
       <div class="destination-actions">
         <label class="switch" for={toggleId}>
@@ -222,10 +235,20 @@ function DestinationRow({ endpointId, destination, onChange, onRemoved }: RowPro
             data-testid="destination-active-toggle"
             aria-label={`Active: ${destination.url}`}
             checked={destination.is_active}
-            onChange={toggle}
+            onChange={() => patch({ is_active: !destination.is_active })}
           />
           <span>Active</span>
         </label>
+        <button
+          type="button"
+          class="btn btn-small btn-ghost"
+          data-testid="destination-pause-toggle"
+          aria-pressed={destination.paused}
+          aria-label={`${destination.paused ? 'Resume' : 'Pause'} deliveries to ${destination.url}`}
+          onClick={() => patch({ paused: !destination.paused })}
+        >
+          {destination.paused ? 'Resume' : 'Pause'}
+        </button>
         <button
           type="button"
           class="btn btn-small btn-danger-outline"
@@ -243,5 +266,126 @@ function DestinationRow({ endpointId, destination, onChange, onRemoved }: RowPro
         </div>
       )}
     </li>
+  );
+}
+
+/** "50 per second, 5 at once", or the defaults in words. */
+function describeLimits(destination: Destination): string {
+  const rate =
+    destination.rate_limit === null
+      ? 'no rate limit'
+      : `at most ${destination.rate_limit} per ${destination.rate_limit_period}`;
+  const inFlight =
+    destination.max_in_flight === null ? 'a fair share at once' : `${destination.max_in_flight} at once`;
+  return `Limits: ${rate}, ${inFlight}`;
+}
+
+interface LimitsProps {
+  destination: Destination;
+  onSave: (changes: Partial<Destination>) => Promise<boolean>;
+}
+
+/** The destination's rate limit and max in flight, shown in words and edited in place. */
+function FlowLimits({ destination, onSave }: LimitsProps) {
+  const [editing, setEditing] = useState(false);
+  const [rate, setRate] = useState('');
+  const [period, setPeriod] = useState<Destination['rate_limit_period']>('second');
+  const [inFlight, setInFlight] = useState('');
+  const id = destination.id;
+
+  const open = () => {
+    setRate(destination.rate_limit?.toString() ?? '');
+    setPeriod(destination.rate_limit_period);
+    setInFlight(destination.max_in_flight?.toString() ?? '');
+    setEditing(true);
+  };
+  const save = async (event: Event) => {
+    event.preventDefault();
+    const saved = await onSave({
+      rate_limit: rate.trim() === '' ? null : Number(rate),
+      rate_limit_period: period,
+      max_in_flight: inFlight.trim() === '' ? null : Number(inFlight),
+    });
+    if (saved) setEditing(false);
+  };
+
+  if (!editing)
+    return (
+      <p class="limits muted small" data-testid="destination-limits">
+        {describeLimits(destination)}{' '}
+        <button type="button" class="btn btn-small btn-ghost" data-testid="edit-limits" onClick={open}>
+          Edit limits
+        </button>
+      </p>
+    );
+  return (
+    <form class="limits-form" onSubmit={save} aria-label={`Limits of ${destination.url}`}>
+      <LimitInput
+        id={`rate-${id}`}
+        testId="rate-limit"
+        label="Rate limit"
+        max={100000}
+        placeholder="none"
+        value={rate}
+        onInput={setRate}
+      />
+      <div class="field">
+        <label for={`period-${id}`}>per</label>
+        <select
+          id={`period-${id}`}
+          data-testid="rate-limit-period"
+          value={period}
+          onChange={(e) => setPeriod(e.currentTarget.value as Destination['rate_limit_period'])}
+        >
+          <option value="second">second</option>
+          <option value="minute">minute</option>
+        </select>
+      </div>
+      <LimitInput
+        id={`in-flight-${id}`}
+        testId="max-in-flight"
+        label="At once"
+        max={1000}
+        placeholder="fair share"
+        value={inFlight}
+        onInput={setInFlight}
+      />
+      <button type="submit" class="btn btn-small btn-primary" data-testid="save-limits">
+        Save limits
+      </button>
+      <button type="button" class="btn btn-small btn-ghost" onClick={() => setEditing(false)}>
+        Cancel
+      </button>
+    </form>
+  );
+}
+
+interface LimitInputProps {
+  id: string;
+  testId: string;
+  label: string;
+  max: number;
+  /** Shown while empty: what no limit means. */
+  placeholder: string;
+  value: string;
+  onInput: (value: string) => void;
+}
+
+/** A limit from 1 to `max`; empty for none. */
+function LimitInput({ id, testId, label, max, placeholder, value, onInput }: LimitInputProps) {
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        data-testid={testId}
+        type="number"
+        min={1}
+        max={max}
+        placeholder={placeholder}
+        value={value}
+        onInput={(e) => onInput(e.currentTarget.value)}
+      />
+    </div>
   );
 }

@@ -1,0 +1,50 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsBoolean, IsIn, IsInt, Max, Min, ValidateIf } from 'class-validator';
+import { RATE_LIMIT_PERIODS, type RateLimitPeriod } from '../destination.entity';
+
+export const RATE_LIMIT_MAX = 100_000;
+export const MAX_IN_FLIGHT_MAX = 1000;
+
+const RATE_LIMIT_MESSAGE = `rate_limit must be an integer from 1 to ${RATE_LIMIT_MAX}, or null`;
+const MAX_IN_FLIGHT_MESSAGE = `max_in_flight must be an integer from 1 to ${MAX_IN_FLIGHT_MAX}, or null`;
+const sentAndNotNull = (_dto: object, value: unknown) => value !== undefined && value !== null;
+const sent = (_dto: object, value: unknown) => value !== undefined;
+
+/** The flow-control fields of a destination, shared by POST and PATCH (only the fields sent change). */
+export class FlowControlFieldsDto {
+  /**
+   * At most this many attempts per `rate_limit_period`, across all workers, evenly spaced; null: no limit.
+   * @example 50
+   */
+  @ApiProperty({ type: 'integer', nullable: true, required: false, minimum: 1, maximum: RATE_LIMIT_MAX })
+  @ValidateIf(sentAndNotNull)
+  @IsInt({ message: RATE_LIMIT_MESSAGE })
+  @Min(1, { message: RATE_LIMIT_MESSAGE })
+  @Max(RATE_LIMIT_MAX, { message: RATE_LIMIT_MESSAGE })
+  rate_limit?: number | null;
+
+  /** The period of `rate_limit`: `second` (default) or `minute`. */
+  @ApiProperty({ enum: RATE_LIMIT_PERIODS, required: false, default: 'second' })
+  @ValidateIf(sent)
+  @IsIn(RATE_LIMIT_PERIODS, { message: 'rate_limit_period must be "second" or "minute"' })
+  rate_limit_period?: RateLimitPeriod;
+
+  /**
+   * At most this many attempts to it at once, across all workers; null: a fair share of each worker.
+   * @example 10
+   */
+  @ApiProperty({ type: 'integer', nullable: true, required: false, minimum: 1, maximum: MAX_IN_FLIGHT_MAX })
+  @ValidateIf(sentAndNotNull)
+  @IsInt({ message: MAX_IN_FLIGHT_MESSAGE })
+  @Min(1, { message: MAX_IN_FLIGHT_MESSAGE })
+  @Max(MAX_IN_FLIGHT_MAX, { message: MAX_IN_FLIGHT_MESSAGE })
+  max_in_flight?: number | null;
+
+  /**
+   * true: its deliveries are held (no attempt, no retry used up) until it is resumed with false, which
+   * sends the backlog within the limits. Unlike is_active: false, new events still get deliveries.
+   */
+  @ValidateIf(sent)
+  @IsBoolean({ message: 'paused must be true or false' })
+  paused?: boolean;
+}
