@@ -42,7 +42,8 @@ function wrongTypes(schema: Schema): string[] {
     string: '"text"',
     boolean: 'true',
     integer: '12345',
-    number: '12345',
+    // not an integer: for an integer property, a whole number is the right type
+    number: '12345.5',
     object: '{}',
     array: '[]',
   };
