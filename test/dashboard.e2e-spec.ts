@@ -271,7 +271,7 @@ describe('dashboard in headless Chromium', () => {
   });
 
   step(
-    'sets limits and pauses the destination: the row shows both, the API has them, resume clears the badge',
+    'sets limits, FIFO order and pauses the destination: the row shows them, the API has them, resume clears the badge',
     async () => {
       const row = byTestId('destination-row');
       expect(await byTestId('destination-limits', row).textContent()).toContain(
@@ -285,6 +285,14 @@ describe('dashboard in headless Chromium', () => {
       await page
         .locator('[data-testid="destination-limits"]', { hasText: 'at most 50 per minute, 5 at once' })
         .waitFor();
+      expect(await byTestId('destination-fifo', row).count()).toBe(0);
+      await byTestId('edit-limits', row).click();
+      await byTestId('ordering', row).selectOption('fifo');
+      await byTestId('save-limits', row).click();
+      await byTestId('destination-fifo', row).waitFor();
+      expect(await byTestId('destination-limits', row).textContent()).toContain(
+        'at most 50 per minute, one at a time, in order (FIFO)',
+      );
 
       await byTestId('destination-pause-toggle', row).click();
       await page.locator('[data-testid="destination-row"][data-paused="true"]').waitFor();
@@ -305,6 +313,7 @@ describe('dashboard in headless Chromium', () => {
         rate_limit_period: 'minute',
         max_in_flight: 5,
         paused: true,
+        ordering: 'fifo',
       });
 
       // Back to the defaults, resumed, for the steps that follow.
@@ -314,6 +323,7 @@ describe('dashboard in headless Chromium', () => {
       await byTestId('edit-limits', row).click();
       await byTestId('rate-limit', row).fill('');
       await byTestId('max-in-flight', row).fill('');
+      await byTestId('ordering', row).selectOption('none');
       await byTestId('save-limits', row).click();
       await page
         .locator('[data-testid="destination-limits"]', { hasText: 'no rate limit, a fair share at once' })

@@ -52,19 +52,26 @@ describe('destinations', () => {
       rate_limit_period: 'second',
       max_in_flight: null,
       paused: false,
+      ordering: 'none',
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       backlog: { pending: 0, oldest_pending_at: null },
     });
   });
 
   it('sets and reads back the flow-control fields; a bad value is a 400 naming the field and changes nothing', async () => {
-    const limited = { rate_limit: 50, rate_limit_period: 'minute', max_in_flight: 5, paused: true };
+    const limited = {
+      rate_limit: 50,
+      rate_limit_period: 'minute',
+      max_in_flight: 5,
+      paused: true,
+      ordering: 'fifo',
+    };
     const destination = await add({ url: 'https://api.example.com/limited', ...limited });
     expect(destination).toMatchObject(limited);
     const path = `${base()}/${destination.id}`;
-    const changed = await call('PATCH', path, { rate_limit: null, max_in_flight: 1000 });
+    const changed = await call('PATCH', path, { rate_limit: null, max_in_flight: 1000, ordering: 'none' });
     expect(changed.status).toBe(200);
-    const expected = { ...destination, rate_limit: null, max_in_flight: 1000 };
+    const expected = { ...destination, rate_limit: null, max_in_flight: 1000, ordering: 'none' };
     expect(changed.body.destination).toEqual(expected);
     expect((await call('GET', path)).body.destination).toEqual(expected);
 
@@ -79,6 +86,8 @@ describe('destinations', () => {
       [{ max_in_flight: 1001 }, 'max_in_flight'],
       [{ paused: 'yes' }, 'paused'],
       [{ paused: null }, 'paused'],
+      [{ ordering: 'lifo' }, 'ordering'],
+      [{ ordering: null }, 'ordering'],
     ];
     for (const [body, field] of bad) {
       const refused = await call('PATCH', path, { url: 'https://api.example.com/other', ...body });

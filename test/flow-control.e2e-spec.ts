@@ -171,3 +171,84 @@ describe('flow control: limits held across two worker processes', () => {
     }
   });
 });
+
+/**
+ * A FIFO destination's responder: answers after `delayMs`, failing event `n` for the `attempts` first
+ * tries of it (Infinity: always), counting the requests open at once and recording the order of `n`.
+ */
+function orderedFailing(delayMs: number, failing: { n: number; attempts: number }) {
+  let open = 0;
+  let most = 0;
+  let failures = 0;
+  const order: number[] = [];
+  const responder: Responder = (request, response) => {
+    open++;
+    most = Math.max(most, open);
+    const { n } = JSON.parse(request.body.toString()) as { n: number };
+    order.push(n);
+    const fail = n === failing.n && failures < failing.attempts;
+    if (fail) failures++;
+    setTimeout(() => {
+      open--;
+      response.writeHead(fail ? 500 : 200).end(fail ? 'not yet' : 'ok');
+    }, delayMs);
+  };
+  return { responder, order, mostOpen: () => most };
+}
+
+describe('flow control: FIFO order across two worker processes', () => {
+  let sut: TestApp;
+  let db: Client;
+  const workers: ServiceProcess[] = [];
+
+  beforeAll(async () => {
+    sut = await startTestApp({ APP_ROLE: 'api', DELIVERY_RETRY_DELAYS_MS: '300,300,300,300' });
+    workers.push(...(await Promise.all([spawnWorker(sut.env), spawnWorker(sut.env)])));
+    db = new Client({ connectionString: sut.env.DATABASE_URL });
+    await db.connect();
+  }, 90_000);
+  afterAll(async () => {
+    await db.end();
+    for (const worker of workers) await stopService(worker);
+    await sut.close();
+  });
+
+  it('sends one at a time in capture order; a failing delivery blocks the rest through its retries, a dead-lettered one lets them go; a replay joins the end', async () => {
+    // Destination A fails event 3 twice, then takes it; destination B never takes event 2 (5 attempts).
+    const retried = orderedFailing(20, { n: 3, attempts: 2 });
+    const deadLettered = orderedFailing(20, { n: 2, attempts: Infinity });
+    const a = await HttpsDestination.start(retried.responder);
+    const b = await HttpsDestination.start(deadLettered.responder);
+    try {
+      const fixture = await createEndpoint(sut.url);
+      await addLimitedDestination(sut, fixture, { url: a.url, ordering: 'fifo' });
+      const bId = await addLimitedDestination(sut, fixture, { url: b.url, ordering: 'fifo' });
+      const EVENTS = 15;
+      const ids: string[] = [];
+      for (let n = 0; n < EVENTS; n++) ids.push(await capture(fixture, `{"n":${n}}`));
+      const replay = await api(
+        sut.url,
+        'POST',
+        `/api/endpoints/${fixture.endpointId}/events/${ids[0]}/replay`,
+        { token: fixture.user.accessToken },
+      );
+      expect(replay.status).toBe(200);
+
+      await a.waitForRequests(EVENTS + 2 + 1, 30_000);
+      await b.waitForRequests(EVENTS + 4 + 1, 30_000);
+      const rest = Array.from({ length: EVENTS - 4 }, (_, index) => index + 4);
+      expect(retried.order).toEqual([0, 1, 2, 3, 3, 3, ...rest, 0]);
+      expect(deadLettered.order).toEqual([0, 1, 2, 2, 2, 2, 2, 3, ...rest, 0]);
+      expect(retried.mostOpen()).toBe(1);
+      expect(deadLettered.mostOpen()).toBe(1);
+      const { rows } = await db.query<{ status: string; attempt_count: number }>(
+        `select d.status, d.attempt_count from deliveries d where d.destination_id = $1 and d.event_id = $2`,
+        [bId, ids[2]],
+      );
+      expect(rows).toEqual([{ status: 'dead_letter', attempt_count: 5 }]);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  }, 60_000);
+});

@@ -12,9 +12,10 @@ import {
   type DestinationContext,
   type RecordedAttempt,
 } from './delivery.repository';
-import { DeferredDeliveryError, RetryableDeliveryError } from './delivery-jobs';
+import { DeferredDeliveryError, RetryableDeliveryError, retryDelay } from './delivery-jobs';
 import { DeliverySender, destinationUrlWithQuery, forwardedHeaders } from './delivery-sender';
 import { DestinationSlots } from './destination-slots';
+import { FifoPumps } from './fifo-pumps.service';
 import { FlowControlGate, type GateAnswer } from './flow-control-gate';
 import { signPayload } from './signature-signer';
 
@@ -41,12 +42,16 @@ export interface JobRuns {
   priorAttempts: number;
 }
 
+/** What a FIFO pump does after a step: look for the next delivery, wait, or stop (nothing to send now). */
+export type PumpStep = { then: 'next' } | { then: 'wait'; delayMs: number } | { then: 'sleep' };
+
 /**
  * One attempt of one delivery: load it, hold it while its destination is paused, take one of its
  * destination's in-flight slots (or defer it when a stuck destination has none free), pass its
  * destination's own limits (or defer it) and a place in the process's concurrency window, send the original
  * request with our signature headers, record the outcome (delivery, event status, dead-letter outbox) and
- * schedule the alert when it dead-lettered.
+ * schedule the alert when it dead-lettered. A FIFO destination's deliveries take the same steps one at a
+ * time, in order, driven by its pump (`attemptNext`).
  */
 @Injectable()
 export class DeliveryAttemptService {
@@ -66,6 +71,7 @@ export class DeliveryAttemptService {
     private readonly changes: EventChangePublisher,
     private readonly metrics: Metrics,
     private readonly gate: FlowControlGate,
+    private readonly pumps: FifoPumps,
     eventLoop: EventLoopMonitor,
     config: ConfigService<Environment, true>,
   ) {
@@ -86,40 +92,100 @@ export class DeliveryAttemptService {
     return this.retryDelaysMs.length + 1;
   }
 
+  /** A delivery job's run (a FIFO destination's deliveries are only handed to its pump). */
   async attempt(deliveryId: string, runs: JobRuns): Promise<void> {
     const delivery = await this.deliveries.loadForAttempt(deliveryId);
     if (!delivery || delivery.status === 'delivered' || delivery.status === 'dead_letter') return;
+    const { destination } = delivery;
+    if (destination && !destination.paused && destination.ordering === 'fifo')
+      return this.pumps.wake(destination.id);
     const recorded = await this.send(delivery, runs);
     if (!recorded) return;
-    const { eventId: id, endpointId } = delivery;
-    this.changes.publish([
-      {
-        type: 'event.updated',
-        endpointId,
-        event: { id, endpoint_id: endpointId, status: recorded.eventStatus },
-      },
-    ]);
-    if (recorded.deadLettered) await this.alerts.schedule(recorded.endpointId);
+    await this.report(delivery, recorded);
     if (recorded.deliveryStatus === 'failed')
       throw new RetryableDeliveryError(delivery.id, recorded.attemptCount);
   }
 
+  /**
+   * One step of a FIFO destination's pump: attempts its next delivery (or closes it, when the destination
+   * was deactivated) once that is due and the destination's limits allow, and says what the pump does next.
+   */
+  async attemptNext(destinationId: string): Promise<PumpStep> {
+    const next = await this.deliveries.fifoHead(destinationId);
+    if (!next) return { then: 'sleep' };
+    const delivery = await this.deliveries.loadForAttempt(next.id);
+    // Finished or removed since the look (another pump of a lapsed flag): look again.
+    if (!delivery || delivery.status === 'delivered' || delivery.status === 'dead_letter')
+      return { then: 'next' };
+    const { destination } = delivery;
+    if (!destination || destination.paused || destination.ordering !== 'fifo') return { then: 'sleep' };
+    if (!destination.isActive) {
+      await this.report(delivery, await this.abandon(delivery, destination));
+      return { then: 'next' };
+    }
+    const dueInMs = this.dueIn(delivery);
+    if (dueInMs > 0) return { then: 'wait', delayMs: dueInMs };
+    const waitMs = await this.takePlace(delivery.id, destination, false);
+    if (waitMs !== null) return { then: 'wait', delayMs: waitMs };
+    const recorded = await this.sendAndRecord(delivery, destination);
+    if (!recorded) return { then: 'next' };
+    await this.report(delivery, recorded);
+    return recorded.deliveryStatus === 'failed'
+      ? { then: 'wait', delayMs: retryDelay(this.retryDelaysMs, recorded.attemptCount) }
+      : { then: 'next' };
+  }
+
   private async send(delivery: DeliveryContext, runs: JobRuns): Promise<RecordedAttempt | null> {
     const { destination } = delivery;
-    if (!destination || !destination.isActive) {
-      const reason = destination
-        ? 'destination is inactive: retries stopped'
-        : 'destination was removed: retries stopped';
-      return this.deliveries.abandon(delivery, reason);
-    }
+    if (!destination || !destination.isActive) return this.abandon(delivery, destination);
     // A paused destination holds its deliveries: the job ends with no attempt made; resuming enqueues them.
     if (destination.paused) return null;
     // More failed runs than this job made attempts: it was deferred before.
     const returning = runs.failedRuns > delivery.attemptCount - runs.priorAttempts;
-    if (!this.slots.tryAcquire(destination.id, returning))
-      throw new DeferredDeliveryError(delivery.id, this.slots.deferFor(destination.id));
-    const gated = FlowControlGate.applies(destination);
-    if (gated) await this.passGate(delivery.id, destination);
+    const waitMs = await this.takePlace(delivery.id, destination, returning);
+    if (waitMs !== null) throw new DeferredDeliveryError(delivery.id, waitMs);
+    return this.sendAndRecord(delivery, destination);
+  }
+
+  /** Closes a delivery whose destination was removed, or deactivated during its retries. */
+  private abandon(delivery: DeliveryContext, destination: DestinationContext | null) {
+    const reason = destination
+      ? 'destination is inactive: retries stopped'
+      : 'destination was removed: retries stopped';
+    return this.deliveries.abandon(delivery, reason);
+  }
+
+  /**
+   * Takes one of the destination's in-flight slots (refused when it is stuck and has none free) and a place
+   * under its own limits (rate, `max_in_flight`, FIFO's one at a time, across workers). Answers null, or
+   * how long the delivery waits: for its reserved rate slot, or at the destination's pace.
+   */
+  private async takePlace(
+    deliveryId: string,
+    destination: DestinationContext,
+    returning: boolean,
+  ): Promise<number | null> {
+    if (!this.slots.tryAcquire(destination.id, returning)) return this.slots.deferFor(destination.id);
+    if (!FlowControlGate.applies(destination)) return null;
+    let answer: GateAnswer | undefined;
+    try {
+      answer = await this.gate.acquire(destination.id, deliveryId, destination);
+    } finally {
+      if (!answer?.granted) this.slots.cancel(destination.id);
+    }
+    if (answer.granted) return null;
+    const limit = FlowControlGate.maxInFlightOf(destination) ?? this.slots.limit;
+    return answer.waitMs ?? this.slots.deferWithin(destination.id, limit);
+  }
+
+  /**
+   * Sends the original request with our signature headers once the process's concurrency window has a
+   * place, gives back the places taken, and records the outcome.
+   */
+  private async sendAndRecord(
+    delivery: DeliveryContext,
+    destination: DestinationContext,
+  ): Promise<RecordedAttempt | null> {
     const timestamp = Math.floor(Date.now() / 1000);
     const headers: Record<string, string | string[]> = {
       ...forwardedHeaders(delivery.headers),
@@ -144,7 +210,7 @@ export class DeliveryAttemptService {
     } finally {
       if (windowed) this.window.release();
       this.slots.release(destination.id, Date.now() - at.getTime());
-      if (gated)
+      if (FlowControlGate.applies(destination))
         this.gate
           .release(destination.id, delivery.id, destination)
           .catch((error: Error) => this.logger.debug({ err: error }, 'permit left to lapse'));
@@ -163,22 +229,25 @@ export class DeliveryAttemptService {
     return recorded;
   }
 
-  /**
-   * Takes a place under the destination's own limits (rate, `max_in_flight`, across workers), or gives
-   * its slot back and defers the delivery: to its reserved rate slot, or at the destination's pace.
-   */
-  private async passGate(deliveryId: string, destination: DestinationContext): Promise<void> {
-    let answer: GateAnswer | undefined;
-    try {
-      answer = await this.gate.acquire(destination.id, deliveryId, destination);
-    } finally {
-      if (!answer?.granted) this.slots.cancel(destination.id);
-    }
-    if (answer.granted) return;
-    throw new DeferredDeliveryError(
-      deliveryId,
-      answer.waitMs ?? this.slots.deferWithin(destination.id, destination.maxInFlight ?? this.slots.limit),
-    );
+  /** Tells the dashboard the event's new status, and schedules the alert of an event that dead-lettered. */
+  private async report(delivery: DeliveryContext, recorded: RecordedAttempt | null): Promise<void> {
+    if (!recorded) return;
+    const { eventId: id, endpointId } = delivery;
+    this.changes.publish([
+      {
+        type: 'event.updated',
+        endpointId,
+        event: { id, endpoint_id: endpointId, status: recorded.eventStatus },
+      },
+    ]);
+    if (recorded.deadLettered) await this.alerts.schedule(recorded.endpointId);
+  }
+
+  /** How long until a delivery's next attempt is due (a retry waits its delay, at the short end of the jitter). */
+  private dueIn(delivery: DeliveryContext): number {
+    if (delivery.attemptCount === 0 || !delivery.lastAttemptedAt) return 0;
+    const delay = this.retryDelaysMs[Math.min(delivery.attemptCount, this.retryDelaysMs.length) - 1];
+    return delivery.lastAttemptedAt.getTime() + 0.9 * delay - Date.now();
   }
 
   /** The latest time the next attempt can start (its delay plus the jitter); the sweeper looks after it. */

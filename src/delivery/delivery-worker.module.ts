@@ -6,11 +6,13 @@ import { DeliveryAttemptService } from './delivery-attempt.service';
 import { createHttpClient, DeliverySender, HTTP_CLIENT } from './delivery-sender';
 import { DeliverySweeper } from './delivery-sweeper.service';
 import { DeliveryWorker } from './delivery-worker.service';
+import { FifoPumpWorker } from './fifo-pump-worker.service';
 import { FlowControlGate } from './flow-control-gate';
 import { DeliveryModule } from './delivery.module';
 
 /**
- * What a worker runs for deliveries: the delivery processor and the outbox sweeper (MailModule for the
+ * What a worker runs for deliveries: the delivery processor, the FIFO destinations' pumps and the outbox
+ * sweeper (MailModule for the
  * alert a dead letter schedules; the alerts' own processor is AlertWorkerModule).
  */
 @Module({
@@ -26,6 +28,7 @@ import { DeliveryModule } from './delivery.module';
     FlowControlGate,
     DeliveryAttemptService,
     DeliveryWorker,
+    FifoPumpWorker,
     DeliverySweeper,
   ],
 })

@@ -11,11 +11,13 @@ import {
 import { DeliveryQueue } from './delivery-queue.service';
 import { DeliveryRepository } from './delivery.repository';
 import { DestinationBacklogs } from './destination-backlogs.service';
+import { FIFO_PUMP_QUEUE, FifoPumps } from './fifo-pumps.service';
 import { HeldDeliveries } from './held-deliveries.service';
 
 /**
- * The delivery queue (with the retry schedule as Bull's backoff strategy) and its producer, and each
- * destination's backlog read from the outbox, and the release of a resumed destination's held backlog.
+ * The delivery queue (with the retry schedule as Bull's backoff strategy) and its producer, the FIFO
+ * destinations' pumps, each destination's backlog read from the outbox, and the release of a resumed
+ * destination's held backlog.
  */
 @Module({
   imports: [
@@ -38,8 +40,13 @@ import { HeldDeliveries } from './held-deliveries.service';
         };
       },
     }),
+    // A pump's job runs as long as its destination has deliveries ready; a dead worker's is taken over in ~20 s.
+    BullModule.registerQueue({
+      name: FIFO_PUMP_QUEUE,
+      settings: { lockDuration: 15_000, stalledInterval: 5_000 },
+    }),
   ],
-  providers: [DeliveryQueue, DeliveryRepository, DestinationBacklogs, HeldDeliveries],
-  exports: [BullModule, DeliveryQueue, DeliveryRepository, DestinationBacklogs, HeldDeliveries],
+  providers: [DeliveryQueue, DeliveryRepository, DestinationBacklogs, HeldDeliveries, FifoPumps],
+  exports: [BullModule, DeliveryQueue, DeliveryRepository, DestinationBacklogs, HeldDeliveries, FifoPumps],
 })
 export class DeliveryModule {}

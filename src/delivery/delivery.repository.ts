@@ -22,6 +22,7 @@ export interface DeliveryContext {
   endpointId: string;
   status: DeliveryStatus;
   attemptCount: number;
+  lastAttemptedAt: Date | null;
   /** The destination as it is now (a URL fixed during retries is used by the next attempt); null once removed. */
   destination: DestinationContext | null;
   method: string;
@@ -43,6 +44,17 @@ export interface DueDelivery {
   id: string;
   attemptCount: number;
 }
+
+/**
+ * The next delivery of a FIFO destination (its id given as SQL): the oldest still owed an attempt, in the
+ * order deliveries were made (with its capture, or when a replay was asked for: a replay joins the end),
+ * then in the events' capture order (`received_at`, then id). The partial index on waiting deliveries
+ * (destination_id, created_at) serves it.
+ */
+const fifoHeadSql = (destinationId: string) => `
+  select h.id, h.attempt_count, h.next_attempt_at from deliveries h join events he on he.id = h.event_id
+  where h.destination_id = ${destinationId} and h.status in ('pending', 'failed')
+  order by h.created_at, he.received_at, he.id, h.id limit 1`;
 
 /**
  * The events' statuses from their deliveries (spec §3): delivered once any delivery succeeded; otherwise
@@ -153,9 +165,10 @@ export class DeliveryRepository {
 
   private async loadBatch(ids: string[]): Promise<(DeliveryContext | null)[]> {
     const { rows } = await this.knex.raw(
-      `select d.id, d.event_id, d.status, d.attempt_count, e.endpoint_id, e.method, e.headers, e.query,
-              e.body_text, e.body_bytes, dest.id as destination_id, dest.url as destination_url,
-              dest.secret, dest.is_active, dest.rate_limit, dest.rate_limit_period, dest.max_in_flight, dest.paused
+      `select d.id, d.event_id, d.status, d.attempt_count, d.last_attempted_at, e.endpoint_id, e.method,
+              e.headers, e.query, e.body_text, e.body_bytes, dest.id as destination_id,
+              dest.url as destination_url, dest.secret, dest.is_active, dest.rate_limit, dest.rate_limit_period,
+              dest.max_in_flight, dest.paused, dest.ordering
        from deliveries d
        join events e on e.id = d.event_id
        left join destinations dest on dest.id = d.destination_id
@@ -171,6 +184,7 @@ export class DeliveryRepository {
           endpointId: row.endpoint_id,
           status: row.status,
           attemptCount: row.attempt_count,
+          lastAttemptedAt: row.last_attempted_at === null ? null : new Date(row.last_attempted_at),
           destination: row.destination_url
             ? {
                 id: row.destination_id,
@@ -181,6 +195,7 @@ export class DeliveryRepository {
                 rateLimitPeriod: row.rate_limit_period,
                 maxInFlight: row.max_in_flight,
                 paused: row.paused,
+                ordering: row.ordering,
               }
             : null,
           method: row.method,
@@ -286,20 +301,35 @@ export class DeliveryRepository {
 
   /**
    * Deliveries still owed an attempt whose due time passed `graceSeconds` ago: their job may be lost.
-   * Those a paused destination holds are not overdue.
+   * Those a paused destination holds are not overdue; of a FIFO destination's, only the next one can be
+   * (the others wait for it, not for a job).
    */
   async findOverdue(graceSeconds: number, limit: number): Promise<DueDelivery[]> {
     const { rows } = await this.knex.raw(
-      `select d.id, d.attempt_count from deliveries d
-       where d.status in ('pending', 'failed') and d.next_attempt_at < now() - make_interval(secs => ?)
-         and not exists (select 1 from destinations p where p.id = d.destination_id and p.paused)
-       order by d.next_attempt_at limit ?`,
-      [graceSeconds, limit],
+      `(select d.id, d.attempt_count, d.next_attempt_at from deliveries d
+        where d.status in ('pending', 'failed') and d.next_attempt_at < now() - make_interval(secs => ?)
+          and not exists (select 1 from destinations p
+                          where p.id = d.destination_id and (p.paused or p.ordering = 'fifo'))
+        order by d.next_attempt_at limit ?)
+       union all
+       (select head.id, head.attempt_count, head.next_attempt_at from destinations p
+        cross join lateral (${fifoHeadSql('p.id')}) head
+        where p.ordering = 'fifo' and not p.paused
+          and head.next_attempt_at < now() - make_interval(secs => ?))
+       order by next_attempt_at limit ?`,
+      [graceSeconds, limit, graceSeconds, limit],
     );
     return rows.map((row: { id: string; attempt_count: number }) => ({
       id: row.id,
       attemptCount: row.attempt_count,
     }));
+  }
+
+  /** The next delivery of a FIFO destination, or null when none waits. */
+  async fifoHead(destinationId: string): Promise<DueDelivery | null> {
+    const { rows } = await this.knex.raw(fifoHeadSql('?'), [destinationId]);
+    const head = rows[0] as { id: string; attempt_count: number } | undefined;
+    return head ? { id: head.id, attemptCount: head.attempt_count } : null;
   }
 
   /** Folds the event-count deltas of busy endpoints (see event-counts.ts). */

@@ -74,7 +74,12 @@ export class FlowControlGate {
 
   /** Whether the destination has a limit this gate keeps (the default, no limit, costs no Redis call). */
   static applies(limits: FlowControl): boolean {
-    return limits.rateLimit !== null || limits.maxInFlight !== null;
+    return limits.rateLimit !== null || FlowControlGate.maxInFlightOf(limits) !== null;
+  }
+
+  /** The attempts the destination may have at once: one for FIFO, else its `max_in_flight` (null: no cap). */
+  static maxInFlightOf(limits: FlowControl): number | null {
+    return limits.ordering === 'fifo' ? 1 : limits.maxInFlight;
   }
 
   /** Takes a place for an attempt of `deliveryId`: granted, or refused with the wait to its rate slot. */
@@ -85,7 +90,7 @@ export class FlowControlGate {
       `${this.prefix}:${destinationId}:next_slot`,
       `${this.prefix}:${destinationId}:reserved:${deliveryId}`,
       deliveryId,
-      limits.maxInFlight ?? 0,
+      FlowControlGate.maxInFlightOf(limits) ?? 0,
       intervalUs,
       this.permitTtlMs,
       RESERVATION_GRACE_MS,
@@ -96,7 +101,8 @@ export class FlowControlGate {
 
   /** Gives back the place of a granted attempt (a lost release lapses with the permit). */
   async release(destinationId: string, deliveryId: string, limits: FlowControl): Promise<void> {
-    if (limits.maxInFlight !== null) await this.redis.zrem(this.inFlightKey(destinationId), deliveryId);
+    if (FlowControlGate.maxInFlightOf(limits) !== null)
+      await this.redis.zrem(this.inFlightKey(destinationId), deliveryId);
   }
 
   private inFlightKey(destinationId: string): string {

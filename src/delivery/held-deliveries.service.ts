@@ -1,22 +1,27 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable, Logger } from '@nestjs/common';
+import type { DeliveryOrdering } from '../destinations/destination.entity';
 import { DeliveryQueue } from './delivery-queue.service';
+import { FifoPumps } from './fifo-pumps.service';
 
 /** Deliveries enqueued per round trip when a destination is resumed. */
 const RELEASE_CHUNK = 1000;
 
+/** Timestamps come as PostgreSQL's text (microseconds kept for the keyset). */
 interface WaitingRow {
   id: string;
   attempt_count: number;
-  next_attempt_at: Date | null;
-  created_at: Date;
+  next_attempt_at: string | null;
+  created_at: string;
 }
 
 /**
  * The backlog a paused destination holds. While it is paused, a worker that picks one of its deliveries
  * lets the job go without an attempt (the delivery stays `pending`, or `failed` awaiting its retry, with
  * its attempts untouched) and the sweeper leaves it alone. On resume, `release` enqueues them all, in the
- * order they were dispatched, each at its own due time; the flow-control limits pace them from there. If
+ * order they were dispatched, each at its own due time; the flow-control limits pace them from there (a
+ * FIFO destination's pump takes them in order). The same release sends the backlog of a destination whose
+ * `ordering` went from `fifo` to `none`. If
  * the release is cut short, the sweeper finds the rest overdue and enqueues them.
  */
 @Injectable()
@@ -26,10 +31,18 @@ export class HeldDeliveries {
   constructor(
     private readonly em: EntityManager,
     private readonly queue: DeliveryQueue,
+    private readonly pumps: FifoPumps,
   ) {}
 
-  /** Enqueues the destination's waiting deliveries in chunks; resolves with how many were enqueued. */
-  async release(destinationId: string): Promise<number> {
+  /**
+   * Enqueues the destination's waiting deliveries in chunks and resolves with how many were enqueued; a
+   * FIFO destination's pump is woken instead (it sends them one at a time).
+   */
+  async release(destinationId: string, ordering: DeliveryOrdering): Promise<number> {
+    if (ordering === 'fifo') {
+      await this.pumps.wake(destinationId);
+      return 0;
+    }
     let released = 0;
     let after: WaitingRow | undefined;
     for (;;) {
@@ -39,7 +52,10 @@ export class HeldDeliveries {
         rows.map((row) => ({
           id: row.id,
           priorAttempts: row.attempt_count,
-          delayMs: row.attempt_count > 0 ? Math.max(0, (row.next_attempt_at?.getTime() ?? now) - now) : 0,
+          delayMs:
+            row.attempt_count > 0 && row.next_attempt_at
+              ? Math.max(0, Date.parse(row.next_attempt_at) - now)
+              : 0,
         })),
       );
       released += rows.length;
@@ -58,7 +74,7 @@ export class HeldDeliveries {
        order by created_at, id limit ?`,
       [
         destinationId,
-        after?.created_at ?? new Date(0),
+        after?.created_at ?? new Date(0).toISOString(),
         after?.id ?? '00000000-0000-0000-0000-000000000000',
         RELEASE_CHUNK,
       ],

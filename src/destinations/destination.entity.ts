@@ -4,6 +4,8 @@ import { Endpoint } from '../endpoints/endpoint.entity';
 
 export const RATE_LIMIT_PERIODS = ['second', 'minute'] as const;
 export type RateLimitPeriod = (typeof RATE_LIMIT_PERIODS)[number];
+export const DELIVERY_ORDERINGS = ['none', 'fifo'] as const;
+export type DeliveryOrdering = (typeof DELIVERY_ORDERINGS)[number];
 
 /** Flow control of a destination's deliveries (README, "Flow control"); the limits hold across workers. */
 export interface FlowControl {
@@ -14,13 +16,22 @@ export interface FlowControl {
   maxInFlight: number | null;
   /** Held: no attempt is made and no retry is used up until it is resumed. */
   paused: boolean;
+  /** `fifo`: one attempt at a time, in the order the deliveries were made; a failing one blocks the rest. */
+  ordering: DeliveryOrdering;
 }
 
 @Entity({ tableName: 'destinations' })
 @Index({ properties: ['endpoint', 'createdAt'] })
 export class Destination implements FlowControl {
   [OptionalProps]?:
-    'secret' | 'isActive' | 'createdAt' | 'rateLimit' | 'rateLimitPeriod' | 'maxInFlight' | 'paused';
+    | 'secret'
+    | 'isActive'
+    | 'createdAt'
+    | 'rateLimit'
+    | 'rateLimitPeriod'
+    | 'maxInFlight'
+    | 'paused'
+    | 'ordering';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -48,6 +59,9 @@ export class Destination implements FlowControl {
 
   @Property({ type: 'boolean', default: false })
   paused = false;
+
+  @Enum({ items: () => DELIVERY_ORDERINGS, type: 'text', default: 'none' })
+  ordering: DeliveryOrdering = 'none';
 
   @Property({ type: 'timestamptz', defaultRaw: 'now()' })
   createdAt: Date = new Date();

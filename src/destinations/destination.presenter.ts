@@ -14,6 +14,7 @@ function toDestinationDto(destination: Destination, backlog: DestinationBacklog)
     rate_limit_period: destination.rateLimitPeriod,
     max_in_flight: destination.maxInFlight,
     paused: destination.paused,
+    ordering: destination.ordering,
     created_at: destination.createdAt.toISOString(),
     backlog: {
       pending: backlog.pending,

@@ -22,6 +22,7 @@ function flowControlChanges(input: FlowControlFieldsDto): Partial<FlowControl> {
   if (input.rate_limit_period !== undefined) changes.rateLimitPeriod = input.rate_limit_period;
   if (input.max_in_flight !== undefined) changes.maxInFlight = input.max_in_flight;
   if (input.paused !== undefined) changes.paused = input.paused;
+  if (input.ordering !== undefined) changes.ordering = input.ordering;
   return changes;
 }
 
@@ -78,13 +79,14 @@ export class DestinationsService {
     }
     if (changes.secret !== undefined) destination.secret = changes.secret;
     if (changes.is_active !== undefined) destination.isActive = changes.is_active;
-    const resumed = destination.paused && changes.paused === false;
+    const { paused: wasPaused, ordering: wasOrdering } = destination;
     Object.assign(destination, flowControlChanges(changes));
     await this.destinations.save();
-    // The held backlog is enqueued in the background (the sweeper would find it too, later).
-    if (resumed)
+    // On resume, or a change of ordering, the waiting backlog is released in the background (to the FIFO
+    // pump, or enqueued; the sweeper would find it too, later).
+    if (!destination.paused && (wasPaused || destination.ordering !== wasOrdering))
       this.held
-        .release(destination.id)
+        .release(destination.id, destination.ordering)
         .catch((error: Error) =>
           this.logger.warn({ destinationId: destination.id, err: error }, 'held deliveries not enqueued yet'),
         );

@@ -26,6 +26,8 @@ export interface Destination {
   max_in_flight: number | null;
   /** Deliveries are held, none attempted, until it is resumed. */
   paused: boolean;
+  /** fifo: one attempt at a time, in capture order; a failing delivery blocks those after it. */
+  ordering: 'none' | 'fifo';
   created_at: string;
   /** Deliveries waiting for it (pending, or failed and owed a retry). */
   backlog: { pending: number; oldest_pending_at: string | null };

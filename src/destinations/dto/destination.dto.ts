@@ -1,5 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { RATE_LIMIT_PERIODS, type RateLimitPeriod } from '../destination.entity';
+import {
+  DELIVERY_ORDERINGS,
+  type DeliveryOrdering,
+  RATE_LIMIT_PERIODS,
+  type RateLimitPeriod,
+} from '../destination.entity';
 
 export class DestinationBacklogDto {
   /** Deliveries waiting for it: not yet attempted, or failed and owed a retry. @example 0 */
@@ -27,6 +32,9 @@ export class DestinationDto {
   max_in_flight!: number | null;
   /** Whether its deliveries are held (no attempt is made) until it is resumed. */
   paused!: boolean;
+  /** `fifo`: one attempt at a time, in capture order; `none`: no order. */
+  @ApiProperty({ enum: DELIVERY_ORDERINGS })
+  ordering!: DeliveryOrdering;
   /** ISO 8601 UTC. @example 2026-11-23T10:00:00.000Z */
   created_at!: string;
   /** Read only: the deliveries waiting for this destination. */

@@ -1,6 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, Max, Min, ValidateIf } from 'class-validator';
-import { RATE_LIMIT_PERIODS, type RateLimitPeriod } from '../destination.entity';
+import {
+  DELIVERY_ORDERINGS,
+  type DeliveryOrdering,
+  RATE_LIMIT_PERIODS,
+  type RateLimitPeriod,
+} from '../destination.entity';
 
 export const RATE_LIMIT_MAX = 100_000;
 export const MAX_IN_FLIGHT_MAX = 1000;
@@ -47,4 +52,13 @@ export class FlowControlFieldsDto {
   @ValidateIf(sent)
   @IsBoolean({ message: 'paused must be true or false' })
   paused?: boolean;
+
+  /**
+   * `fifo`: one attempt at a time, in capture order (a replay joins the end); a delivery that fails blocks
+   * those after it until it is delivered or dead-lettered. `none` (default): no order, attempts in parallel.
+   */
+  @ApiProperty({ enum: DELIVERY_ORDERINGS, required: false, default: 'none' })
+  @ValidateIf(sent)
+  @IsIn(DELIVERY_ORDERINGS, { message: 'ordering must be "none" or "fifo"' })
+  ordering?: DeliveryOrdering;
 }

@@ -180,6 +180,11 @@ function DestinationRow({ endpointId, destination, onChange, onRemoved }: RowPro
             Paused: deliveries held
           </span>
         )}
+        {destination.ordering === 'fifo' && (
+          <span class="badge" data-testid="destination-fifo" title="One attempt at a time, in capture order">
+            FIFO
+          </span>
+        )}
         <div class="secret">
           <span class="muted small">Secret:</span>{' '}
           {destination.secret === null ? (
@@ -276,7 +281,11 @@ function describeLimits(destination: Destination): string {
       ? 'no rate limit'
       : `at most ${destination.rate_limit} per ${destination.rate_limit_period}`;
   const inFlight =
-    destination.max_in_flight === null ? 'a fair share at once' : `${destination.max_in_flight} at once`;
+    destination.ordering === 'fifo'
+      ? 'one at a time, in order (FIFO)'
+      : destination.max_in_flight === null
+        ? 'a fair share at once'
+        : `${destination.max_in_flight} at once`;
   return `Limits: ${rate}, ${inFlight}`;
 }
 
@@ -285,18 +294,20 @@ interface LimitsProps {
   onSave: (changes: Partial<Destination>) => Promise<boolean>;
 }
 
-/** The destination's rate limit and max in flight, shown in words and edited in place. */
+/** The destination's rate limit, max in flight and ordering, shown in words and edited in place. */
 function FlowLimits({ destination, onSave }: LimitsProps) {
   const [editing, setEditing] = useState(false);
   const [rate, setRate] = useState('');
   const [period, setPeriod] = useState<Destination['rate_limit_period']>('second');
   const [inFlight, setInFlight] = useState('');
+  const [ordering, setOrdering] = useState<Destination['ordering']>('none');
   const id = destination.id;
 
   const open = () => {
     setRate(destination.rate_limit?.toString() ?? '');
     setPeriod(destination.rate_limit_period);
     setInFlight(destination.max_in_flight?.toString() ?? '');
+    setOrdering(destination.ordering);
     setEditing(true);
   };
   const save = async (event: Event) => {
@@ -305,6 +316,7 @@ function FlowLimits({ destination, onSave }: LimitsProps) {
       rate_limit: rate.trim() === '' ? null : Number(rate),
       rate_limit_period: period,
       max_in_flight: inFlight.trim() === '' ? null : Number(inFlight),
+      ordering,
     });
     if (saved) setEditing(false);
   };
@@ -350,6 +362,18 @@ function FlowLimits({ destination, onSave }: LimitsProps) {
         value={inFlight}
         onInput={setInFlight}
       />
+      <div class="field">
+        <label for={`ordering-${id}`}>Order</label>
+        <select
+          id={`ordering-${id}`}
+          data-testid="ordering"
+          value={ordering}
+          onChange={(e) => setOrdering(e.currentTarget.value as Destination['ordering'])}
+        >
+          <option value="none">none (in parallel)</option>
+          <option value="fifo">FIFO (one at a time)</option>
+        </select>
+      </div>
       <button type="submit" class="btn btn-small btn-primary" data-testid="save-limits">
         Save limits
       </button>
