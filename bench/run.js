@@ -8,7 +8,7 @@
 // Environment (all optional):
 //   BENCH_POSTGRES_URL  postgres://postgres@127.0.0.1:5432   server for the two databases it creates
 //   BENCH_REDIS_URL     redis://127.0.0.1:6379
-//   BENCH_SCENARIOS     capture,delivery,soak,reads          a subset to run only those
+//   BENCH_SCENARIOS     capture,delivery,flow,soak,reads     a subset to run only those
 //   BENCH_CAPTURE_SECONDS 20   BENCH_CONNECTIONS 50          scenario 1
 //   BENCH_SOAK_SECONDS  300                                   scenario 4 (RSS after it vs after 1 minute)
 //   BENCH_READ_EVENTS   1000000                               scenario 3
@@ -50,7 +50,7 @@ const CONFIG = {
   postgresUrl: (env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, ''),
   redisUrl: env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
   scenarios: new Set(
-    (env.BENCH_SCENARIOS ?? 'capture,delivery,soak,reads').split(',').map((name) => name.trim()),
+    (env.BENCH_SCENARIOS ?? 'capture,delivery,flow,soak,reads').split(',').map((name) => name.trim()),
   ),
   captureSeconds: number('BENCH_CAPTURE_SECONDS', 20),
   connections: number('BENCH_CONNECTIONS', 50),
@@ -58,6 +58,8 @@ const CONFIG = {
   drainEvents: 20_000,
   steadyRate: 200,
   steadySeconds: 30,
+  rateLimit: 50,
+  rateLimitSeconds: 60,
   soakSeconds: number('BENCH_SOAK_SECONDS', 300),
   soakRate: 500,
   soakConnections: 20,
@@ -363,6 +365,54 @@ async function scenarioDelivery(context) {
   await waitForDrain(db, 'after the steady load');
 }
 
+/**
+ * Scenario 5: the capture endpoint's destination limited to `rateLimit`/s gets `rateLimit` × 60 deliveries
+ * at once; the sink counts what arrives in each second of the clock while they are paced out.
+ */
+async function scenarioRateLimit(context) {
+  const { captureUrl, sink, db, destinationPath, token, baseUrl } = context;
+  const events = CONFIG.rateLimit * CONFIG.rateLimitSeconds;
+  const scenario = `5. rate limit ${CONFIG.rateLimit}/s`;
+  log(`scenario 5: ${count(events)} captures to a destination limited to ${CONFIG.rateLimit}/s`);
+  await api(baseUrl, 'PATCH', destinationPath, { token, body: { rate_limit: CONFIG.rateLimit } });
+  await sink.phase('rate');
+  const burst = await constantLoad(captureUrl, { connections: 10, amount: events, body: webhookBody(1024) });
+  ledger.acknowledged += burst.ok;
+  ledger.serviceErrors += burst.errors;
+  const arrivedBy = Date.now() + 2 * CONFIG.rateLimitSeconds * 1000;
+  let stats = await sink.stats();
+  while ((stats.phases.rate?.count ?? 0) < burst.ok && Date.now() < arrivedBy) {
+    await sleep(500);
+    stats = await sink.stats();
+  }
+  await api(baseUrl, 'PATCH', destinationPath, { token, body: { rate_limit: null } });
+  const phase = stats.phases.rate;
+  const spanS = (phase.last - phase.first) / 1000;
+  const perSecond = (phase.count - 1) / spanS;
+  // Whole seconds only: the first and the last are cut by the start and the end of the backlog.
+  const seconds = Object.entries(phase.perSecond)
+    .sort(([a], [b]) => Number(a) - Number(b))
+    .slice(1, -1)
+    .map(([, arrivals]) => arrivals);
+  const low = CONFIG.rateLimit * 0.95;
+  const high = CONFIG.rateLimit * 1.05;
+  addRow(
+    scenario,
+    `delivered per second over ${spanS.toFixed(1)} s (${count(phase.count)} deliveries, first → last)`,
+    rate(perSecond),
+    `${CONFIG.rateLimit} ± 5 %`,
+    perSecond >= low && perSecond <= high && phase.count >= burst.ok,
+  );
+  addRow(
+    scenario,
+    `fewest / most in one whole second (${seconds.length} seconds)`,
+    `${Math.min(...seconds)} / ${Math.max(...seconds)}`,
+  );
+  if (phase.count < burst.ok)
+    notes.push(`Scenario 5: only ${phase.count} of ${burst.ok} deliveries arrived in time.`);
+  await waitForDrain(db, 'after scenario 5');
+}
+
 /** Seeds `CONFIG.readEvents` events into `endpointId` (GIN indexes rebuilt after the inserts). */
 async function seedEvents(db, endpointId, concurrently) {
   const begin = Date.now();
@@ -638,7 +688,7 @@ async function main() {
     token,
     body: { name: 'capture' },
   });
-  await api(baseUrl, 'POST', `/api/endpoints/${captureEndpoint.id}/destinations`, {
+  const { destination } = await api(baseUrl, 'POST', `/api/endpoints/${captureEndpoint.id}/destinations`, {
     token,
     body: { url: sink.url, secret: 'whsec_bench_secret' },
   });
@@ -662,6 +712,8 @@ async function main() {
     captureUrl: `${baseUrl}/in/${captureEndpoint.public_token}`,
     baselineUrl: `http://127.0.0.1:${basePort}/in/${captureEndpoint.public_token}`,
     captureEndpoint,
+    destinationPath: `/api/endpoints/${captureEndpoint.id}/destinations/${destination.id}`,
+    token,
     readsEndpoint,
     credentials,
     sink,
@@ -676,6 +728,7 @@ async function main() {
   }
   await stopProcess(baselineProcess);
   if (CONFIG.scenarios.has('delivery')) await scenarioDelivery(context);
+  if (CONFIG.scenarios.has('flow')) await scenarioRateLimit(context);
   let seeded = null;
   const reads = CONFIG.scenarios.has('reads');
   if (CONFIG.scenarios.has('soak')) {
@@ -684,7 +737,7 @@ async function main() {
     seeded = await scenarioSoak(context, seedMeanwhile);
   }
   if (reads) await scenarioReads(context, seeded);
-  if (CONFIG.scenarios.has('capture') || CONFIG.scenarios.has('delivery') || CONFIG.scenarios.has('soak')) {
+  if (['capture', 'delivery', 'flow', 'soak'].some((name) => CONFIG.scenarios.has(name))) {
     await recordLedger(context);
   }
 

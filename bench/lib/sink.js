@@ -1,7 +1,8 @@
 // The HTTPS destination of the benchmark, run as a child process of bench/run.js (so that its TLS work
 // does not share an event loop with the load generator). It answers every request 200 at once and
 // counts them: by `hooktrail-id` (delivery id; a repeat is a duplicate delivery), by phase (set by the
-// parent), and the first arrival of each `"bench_seq":N` marker found in a body.
+// parent; with the arrivals in each whole second of the clock), and the first arrival of each
+// `"bench_seq":N` marker found in a body.
 // Messages from the parent: {cmd: 'phase', name}, {cmd: 'stats'}, {cmd: 'markers'}, {cmd: 'close'};
 // each gets {reply: cmd, ...} back.
 const https = require('node:https');
@@ -19,7 +20,7 @@ let duplicates = 0;
 let connections = 0;
 
 function phaseStats(name) {
-  const stats = { name, count: 0, first: null, last: null };
+  const stats = { name, count: 0, first: null, last: null, perSecond: {} };
   phases.set(name, stats);
   return stats;
 }
@@ -37,6 +38,8 @@ const server = https.createServer(
       phase.count += 1;
       phase.first ??= at;
       phase.last = at;
+      const second = Math.floor(at / 1000);
+      phase.perSecond[second] = (phase.perSecond[second] ?? 0) + 1;
       const id = request.headers['hooktrail-id'];
       if (id !== undefined) {
         const seen = byDelivery.get(id) ?? 0;

@@ -68,10 +68,11 @@ export class DestinationsController {
   @Patch(':dId')
   @ApiOperation({
     summary:
-      'Change a destination: url, secret, is_active, its limits, or pause/resume it (only the fields sent)',
+      'Change a destination: url, secret, is_active, its limits and order, or pause/resume it (only the fields sent)',
     description:
       'paused: true holds its deliveries (no attempt, no retry used up); paused: false sends the backlog ' +
-      'within its limits. rate_limit and max_in_flight hold across all worker processes.',
+      'within its limits. rate_limit and max_in_flight hold across all worker processes. ordering: fifo ' +
+      'sends one attempt at a time in capture order, a failing delivery blocking those after it.',
   })
   @ApiOkResponse({ type: DestinationResponseDto })
   @ApiBadRequestResponse({ description: URL_RULES })
