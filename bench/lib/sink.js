@@ -2,7 +2,8 @@
 // does not share an event loop with the load generator). It answers every request 200 at once and
 // counts them: by `hooktrail-id` (delivery id; a repeat is a duplicate delivery), by phase (set by the
 // parent; with the arrivals in each whole second of the clock), and the first arrival of each
-// `"bench_seq":N` marker found in a body.
+// `"bench_seq":N` marker found in a body. Requests to /hang (never answered) and /slow (answered after 2 s)
+// are only counted apart.
 // Messages from the parent: {cmd: 'phase', name}, {cmd: 'stats'}, {cmd: 'markers'}, {cmd: 'close'};
 // each gets {reply: cmd, ...} back.
 const https = require('node:https');
@@ -18,6 +19,7 @@ let phase = phaseStats('setup');
 let total = 0;
 let duplicates = 0;
 let connections = 0;
+let noisy = 0;
 
 function phaseStats(name) {
   const stats = { name, count: 0, first: null, last: null, perSecond: {} };
@@ -31,6 +33,12 @@ const server = https.createServer(
     const chunks = [];
     request.on('data', (chunk) => chunks.push(chunk));
     request.on('end', () => {
+      // The noisy destinations of scenario 6, counted apart: /hang never answers, /slow after 2 s.
+      if (request.url.startsWith('/hang') || request.url.startsWith('/slow')) {
+        noisy += 1;
+        if (request.url.startsWith('/slow')) setTimeout(() => response.end('ok'), 2000);
+        return;
+      }
       const at = now();
       response.writeHead(200, { 'content-type': 'text/plain', 'content-length': 2 });
       response.end('ok');
@@ -69,6 +77,7 @@ process.on('message', (message) => {
         unique: byDelivery.size,
         duplicates,
         connections,
+        noisy,
         phases: Object.fromEntries(phases),
       });
       break;
