@@ -7,16 +7,17 @@ import { Metrics } from '../metrics/metrics.service';
 import { AlertScheduler } from '../mail/alert-scheduler.service';
 import { EventChangePublisher } from '../realtime/event-change.publisher';
 import {
+  AttemptsRepository,
   type DeliveryContext,
-  DeliveryRepository,
   type DestinationContext,
   type RecordedAttempt,
-} from './delivery.repository';
+} from './attempts.repository';
 import { DeferredDeliveryError, RetryableDeliveryError, retryDelay } from './delivery-jobs';
 import { DeliverySender, destinationUrlWithQuery, forwardedHeaders } from './delivery-sender';
 import { DestinationSlots } from './destination-slots';
 import { FifoPumps } from './fifo-pumps.service';
 import { FlowControlGate, type GateAnswer } from './flow-control-gate';
+import { OutboxRepository } from './outbox.repository';
 import { signPayload } from './signature-signer';
 
 /** A worker's in-flight attempts (the delivery queue's concurrency): they wait on the network, not on the CPU. */
@@ -65,7 +66,8 @@ export class DeliveryAttemptService {
   });
 
   constructor(
-    private readonly deliveries: DeliveryRepository,
+    private readonly deliveries: AttemptsRepository,
+    private readonly outbox: OutboxRepository,
     private readonly sender: DeliverySender,
     private readonly alerts: AlertScheduler,
     private readonly changes: EventChangePublisher,
@@ -111,7 +113,7 @@ export class DeliveryAttemptService {
    * was deactivated) once that is due and the destination's limits allow, and says what the pump does next.
    */
   async attemptNext(destinationId: string): Promise<PumpStep> {
-    const next = await this.deliveries.fifoHead(destinationId);
+    const next = await this.outbox.fifoHead(destinationId);
     if (!next) return { then: 'sleep' };
     const delivery = await this.deliveries.loadForAttempt(next.id);
     // Finished or removed since the look (another pump of a lapsed flag): look again.

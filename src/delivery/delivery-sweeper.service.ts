@@ -3,7 +3,7 @@ import { Injectable, Logger, type OnApplicationShutdown, type OnApplicationBoots
 import type { Queue } from 'bull';
 import { DELIVERY_QUEUE, type DeliveryJob } from './delivery-jobs';
 import { DeliveryQueue } from './delivery-queue.service';
-import { DeliveryRepository } from './delivery.repository';
+import { OutboxRepository } from './outbox.repository';
 import { PeriodicTask } from '../common/periodic-task';
 import { BACKGROUND_REDIS_TIMEOUT_MS, withRedisTimeout } from '../common/redis-timeout';
 
@@ -34,7 +34,7 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
   constructor(
     @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJob>,
     private readonly producer: DeliveryQueue,
-    private readonly deliveries: DeliveryRepository,
+    private readonly deliveries: OutboxRepository,
   ) {}
 
   onApplicationBootstrap(): void {

@@ -8,11 +8,12 @@ import {
   type DeliveryBackoffOptions,
   deliveryBackoff,
 } from './delivery-jobs';
+import { AttemptsRepository } from './attempts.repository';
 import { DeliveryQueue } from './delivery-queue.service';
-import { DeliveryRepository } from './delivery.repository';
 import { DestinationBacklogs } from './destination-backlogs.service';
 import { FIFO_PUMP_QUEUE, FifoPumps } from './fifo-pumps.service';
 import { HeldDeliveries } from './held-deliveries.service';
+import { OutboxRepository } from './outbox.repository';
 
 /**
  * The delivery queue (with the retry schedule as Bull's backoff strategy) and its producer, the FIFO
@@ -46,7 +47,22 @@ import { HeldDeliveries } from './held-deliveries.service';
       settings: { lockDuration: 15_000, stalledInterval: 5_000 },
     }),
   ],
-  providers: [DeliveryQueue, DeliveryRepository, DestinationBacklogs, HeldDeliveries, FifoPumps],
-  exports: [BullModule, DeliveryQueue, DeliveryRepository, DestinationBacklogs, HeldDeliveries, FifoPumps],
+  providers: [
+    DeliveryQueue,
+    AttemptsRepository,
+    OutboxRepository,
+    DestinationBacklogs,
+    HeldDeliveries,
+    FifoPumps,
+  ],
+  exports: [
+    BullModule,
+    DeliveryQueue,
+    AttemptsRepository,
+    OutboxRepository,
+    DestinationBacklogs,
+    HeldDeliveries,
+    FifoPumps,
+  ],
 })
 export class DeliveryModule {}

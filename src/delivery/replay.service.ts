@@ -1,7 +1,7 @@
 import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DeliveryQueue } from './delivery-queue.service';
-import { DeliveryRepository } from './delivery.repository';
+import { ReplayRepository } from './replay.repository';
 
 export interface ReplayResult {
   ok: true;
@@ -14,7 +14,7 @@ export class ReplayService {
   private readonly logger = new Logger(ReplayService.name);
 
   constructor(
-    private readonly deliveries: DeliveryRepository,
+    private readonly deliveries: ReplayRepository,
     private readonly queue: DeliveryQueue,
   ) {}
 

@@ -1,9 +1,9 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { GroupCommit } from '../common/group-commit';
-import { EVENT_COUNTS_FOLD_AT, foldEventCounts } from '../events/event-counts';
-import type { EventStatus } from '../events/event.entity';
 import type { FlowControl } from '../destinations/destination.entity';
+import type { EventStatus } from '../events/event.entity';
+import { lockEvents, refreshEventStatuses } from '../events/event-status';
 import type { AttemptOutcome } from './delivery-sender';
 import type { DeliveryAttempt, DeliveryStatus } from './delivery.entity';
 
@@ -39,45 +39,6 @@ export interface RecordedAttempt {
   deadLettered: boolean;
   endpointId: string;
 }
-
-export interface DueDelivery {
-  id: string;
-  attemptCount: number;
-}
-
-/**
- * The next delivery of a FIFO destination (its id given as SQL): the oldest still owed an attempt, in the
- * order deliveries were made (with its capture, or when a replay was asked for: a replay joins the end),
- * then in the events' capture order (`received_at`, then id). The partial index on waiting deliveries
- * (destination_id, created_at) serves it.
- */
-const fifoHeadSql = (destinationId: string) => `
-  select h.id, h.attempt_count, h.next_attempt_at from deliveries h join events he on he.id = h.event_id
-  where h.destination_id = ${destinationId} and h.status in ('pending', 'failed')
-  order by h.created_at, he.received_at, he.id, h.id limit 1`;
-
-/**
- * The events' statuses from their deliveries (spec §3): delivered once any delivery succeeded; otherwise
- * failed while any is still in progress after an attempt was made, received before any attempt;
- * dead_letter once every delivery is exhausted.
- */
-const EVENT_STATUS_SQL = `
-  with agg as (
-    select event_id,
-           bool_or(status = 'delivered') as delivered,
-           bool_or(status in ('pending', 'failed')) as in_progress,
-           bool_or(attempt_count > 0) as attempted,
-           bool_or(status = 'dead_letter') as dead
-    from deliveries where event_id = any(?::uuid[]) group by event_id
-  )
-  update events set status = case
-      when agg.delivered then 'delivered'
-      when agg.in_progress and agg.attempted then 'failed'
-      when agg.in_progress then 'received'
-      when agg.dead then 'dead_letter'
-      else 'received' end
-  from agg where events.id = agg.event_id
-  returning events.id, events.status`;
 
 /** Moves each delivery of the batch on by one attempt, unless it was already finished (a duplicate job run). */
 const RECORD_ATTEMPTS_SQL = `
@@ -137,13 +98,14 @@ function attemptColumns(records: AttemptRecord[]): never[] {
 }
 
 /**
- * Every query of the delivery aggregate. The worker's hundreds of concurrent attempts load their
- * deliveries and record their outcomes through group commits: what arrives while a batch is in flight
- * goes to the database together in the next one (at low load, each goes at once, alone).
- * Writes that change events' statuses lock the event rows first, in id order.
+ * The queries of attempts: the worker's hundreds of concurrent attempts load their deliveries and record
+ * their outcomes through group commits: what arrives while a batch is in flight goes to the database
+ * together in the next one (at low load, each goes at once, alone). Recording moves the delivery, its
+ * event's status (events' own statements, event-status.ts) and the dead-letter alert outbox on in one
+ * transaction.
  */
 @Injectable()
-export class DeliveryRepository {
+export class AttemptsRepository {
   private readonly loads = new GroupCommit<string, DeliveryContext | null>(
     (ids) => this.loadBatch(ids),
     batchOptions,
@@ -228,15 +190,9 @@ export class DeliveryRepository {
       if (!firstOfId.has(record.delivery.id)) firstOfId.set(record.delivery.id, index);
     });
     const unique = [...firstOfId.values()].map((index) => records[index]);
-    const eventIds = [...new Set(unique.map((record) => record.delivery.eventId))].sort();
+    const eventIds = [...new Set(unique.map((record) => record.delivery.eventId))];
     const results = await this.knex.transaction(async (trx) => {
-      const locked = await trx.raw(
-        `select id, status, endpoint_id from events where id = any(?::uuid[]) order by id for update`,
-        [eventIds],
-      );
-      const before = new Map<string, { status: EventStatus; endpoint_id: string }>(
-        locked.rows.map((row: { id: string; status: EventStatus; endpoint_id: string }) => [row.id, row]),
-      );
+      const before = await lockEvents(trx, eventIds);
       const updated = await trx.raw(RECORD_ATTEMPTS_SQL, attemptColumns(unique));
       const moved = new Map<string, { event_id: string; status: DeliveryStatus; attempt_count: number }>(
         updated.rows.map(
@@ -247,12 +203,7 @@ export class DeliveryRepository {
         ),
       );
       const movedEvents = [...new Set([...moved.values()].map((row) => row.event_id))];
-      const statuses = new Map<string, EventStatus>();
-      if (movedEvents.length > 0) {
-        const refreshed = await trx.raw(EVENT_STATUS_SQL, [movedEvents]);
-        for (const row of refreshed.rows as { id: string; status: EventStatus }[])
-          statuses.set(row.id, row.status);
-      }
+      const statuses = await refreshEventStatuses(trx, movedEvents);
       const deadLettered = movedEvents.filter(
         (id) => statuses.get(id) === 'dead_letter' && before.get(id)?.status !== 'dead_letter',
       );
@@ -276,7 +227,7 @@ export class DeliveryRepository {
               attemptCount: row.attempt_count,
               eventStatus: statuses.get(row.event_id) ?? (before.get(row.event_id)?.status as EventStatus),
               deadLettered: newlyDead,
-              endpointId: before.get(row.event_id)?.endpoint_id as string,
+              endpointId: before.get(row.event_id)?.endpointId as string,
             },
           ];
         }),
@@ -297,85 +248,5 @@ export class DeliveryRepository {
       { at: new Date(), responseCode: null, responseBody: null, durationMs: 0, error: reason },
       { maxAttempts: 0, nextAttemptAt: null },
     );
-  }
-
-  /**
-   * Deliveries still owed an attempt whose due time passed `graceSeconds` ago: their job may be lost.
-   * Those a paused destination holds are not overdue; of a FIFO destination's, only the next one can be
-   * (the others wait for it, not for a job).
-   */
-  async findOverdue(graceSeconds: number, limit: number): Promise<DueDelivery[]> {
-    const { rows } = await this.knex.raw(
-      `(select d.id, d.attempt_count, d.next_attempt_at from deliveries d
-        where d.status in ('pending', 'failed') and d.next_attempt_at < now() - make_interval(secs => ?)
-          and not exists (select 1 from destinations p
-                          where p.id = d.destination_id and (p.paused or p.ordering = 'fifo'))
-        order by d.next_attempt_at limit ?)
-       union all
-       (select head.id, head.attempt_count, head.next_attempt_at from destinations p
-        cross join lateral (${fifoHeadSql('p.id')}) head
-        where p.ordering = 'fifo' and not p.paused
-          and head.next_attempt_at < now() - make_interval(secs => ?))
-       order by next_attempt_at limit ?`,
-      [graceSeconds, limit, graceSeconds, limit],
-    );
-    return rows.map((row: { id: string; attempt_count: number }) => ({
-      id: row.id,
-      attemptCount: row.attempt_count,
-    }));
-  }
-
-  /** The next delivery of a FIFO destination, or null when none waits. */
-  async fifoHead(destinationId: string): Promise<DueDelivery | null> {
-    const { rows } = await this.knex.raw(fifoHeadSql('?'), [destinationId]);
-    const head = rows[0] as { id: string; attempt_count: number } | undefined;
-    return head ? { id: head.id, attemptCount: head.attempt_count } : null;
-  }
-
-  /** Folds the event-count deltas of busy endpoints (see event-counts.ts). */
-  foldEventCounts(): Promise<void> {
-    return foldEventCounts(this.knex, EVENT_COUNTS_FOLD_AT);
-  }
-
-  /**
-   * Moves the sweeper's next look at these deliveries `seconds` ahead. Rows an attempt is being recorded
-   * on right now are skipped (they need no look), so this never waits on, or deadlocks with, a worker.
-   */
-  async postpone(ids: string[], seconds: number): Promise<void> {
-    if (ids.length === 0) return;
-    await this.knex.raw(
-      `update deliveries set next_attempt_at = now() + make_interval(secs => ?)
-       where id in (select id from deliveries where id = any(?::uuid[]) and status in ('pending', 'failed')
-                    order by id for update skip locked)`,
-      [seconds, ids],
-    );
-  }
-
-  /**
-   * A new dispatch of an owned event to its endpoint's currently active destinations.
-   * Returns null when the event is not the caller's, [] when there is no active destination.
-   */
-  async createReplay(
-    userId: string,
-    endpointId: string,
-    eventId: string,
-    dispatchId: string,
-  ): Promise<string[] | null> {
-    return this.knex.transaction(async (trx) => {
-      const owned = await trx.raw(
-        `select 1 from events e join endpoints ep on ep.id = e.endpoint_id
-         where e.id = ? and e.endpoint_id = ? and ep.user_id = ?`,
-        [eventId, endpointId, userId],
-      );
-      if (owned.rows.length === 0) return null;
-      const inserted = await trx.raw(
-        `insert into deliveries (id, event_id, destination_id, destination_url, dispatch_id, status, next_attempt_at)
-         select gen_random_uuid(), ?, d.id, d.url, ?, 'pending', now()
-         from destinations d where d.endpoint_id = ? and d.is_active
-         returning id`,
-        [eventId, dispatchId, endpointId],
-      );
-      return inserted.rows.map((row: { id: string }) => row.id);
-    });
   }
 }

@@ -1,0 +1,60 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EventStatus } from './event.entity';
+
+/** A connection or a transaction: what the functions below run their statements on. */
+type Sql = Pick<ReturnType<EntityManager['getKnex']>, 'raw'>;
+
+export interface LockedEvent {
+  status: EventStatus;
+  endpointId: string;
+}
+
+/**
+ * The events' statuses from their deliveries (spec §3): delivered once any delivery succeeded; otherwise
+ * failed while any is still in progress after an attempt was made, received before any attempt;
+ * dead_letter once every delivery is exhausted.
+ */
+const REFRESH_SQL = `
+  with agg as (
+    select event_id,
+           bool_or(status = 'delivered') as delivered,
+           bool_or(status in ('pending', 'failed')) as in_progress,
+           bool_or(attempt_count > 0) as attempted,
+           bool_or(status = 'dead_letter') as dead
+    from deliveries where event_id = any(?::uuid[]) group by event_id
+  )
+  update events set status = case
+      when agg.delivered then 'delivered'
+      when agg.in_progress and agg.attempted then 'failed'
+      when agg.in_progress then 'received'
+      when agg.dead then 'dead_letter'
+      else 'received' end
+  from agg where events.id = agg.event_id
+  returning events.id, events.status`;
+
+/**
+ * Locks the events' rows in id order (the order every writer of event statuses takes them, so that two
+ * never deadlock) and reads their status and endpoint as they were before the change.
+ */
+export async function lockEvents(trx: Sql, ids: readonly string[]): Promise<Map<string, LockedEvent>> {
+  const { rows } = await trx.raw(
+    `select id, status, endpoint_id from events where id = any(?::uuid[]) order by id for update`,
+    [[...ids].sort()],
+  );
+  return new Map(
+    (rows as { id: string; status: EventStatus; endpoint_id: string }[]).map((row) => [
+      row.id,
+      { status: row.status, endpointId: row.endpoint_id },
+    ]),
+  );
+}
+
+/** Sets the events' statuses from their deliveries' (after those changed); answers the new statuses. */
+export async function refreshEventStatuses(
+  trx: Sql,
+  ids: readonly string[],
+): Promise<Map<string, EventStatus>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await trx.raw(REFRESH_SQL, [[...ids]]);
+  return new Map((rows as { id: string; status: EventStatus }[]).map((row) => [row.id, row.status]));
+}
