@@ -195,6 +195,23 @@ async function arrivalLatencies(sink, load) {
   return { latencies, missing };
 }
 
+/**
+ * `CONFIG.steadyRate` marked captures a second for `CONFIG.steadySeconds` (markers from `firstMarker`), in
+ * the ledger; then each one's capture answered → arrival at the sink.
+ */
+async function steadyArrivals(captureUrl, sink, firstMarker) {
+  const steady = await markedLoad(captureUrl, {
+    connections: 10,
+    duration: CONFIG.steadySeconds,
+    overallRate: CONFIG.steadyRate,
+    firstMarker,
+  });
+  ledger.acknowledged += steady.ok;
+  ledger.serviceErrors += steady.errors;
+  ledger.inFlightAtStop += 10;
+  return { steady, ...(await arrivalLatencies(sink, steady)) };
+}
+
 /** Commands the Redis server ran so far (INFO commandstats; a script's own calls counted as well). */
 async function redisCommands(redis) {
   const info = await redis.info('commandstats');
@@ -358,16 +375,7 @@ async function scenarioDelivery(context) {
     `scenario 2: steady ${CONFIG.steadyRate} events/s for ${CONFIG.steadySeconds} s, capture → first attempt`,
   );
   await sink.phase('steady');
-  const steady = await markedLoad(captureUrl, {
-    connections: 10,
-    duration: CONFIG.steadySeconds,
-    overallRate: CONFIG.steadyRate,
-    firstMarker: 1,
-  });
-  ledger.acknowledged += steady.ok;
-  ledger.serviceErrors += steady.errors;
-  ledger.inFlightAtStop += 10;
-  const { latencies, missing } = await arrivalLatencies(sink, steady);
+  const { steady, latencies, missing } = await steadyArrivals(captureUrl, sink, 1);
   const p50 = percentile(latencies, 50);
   const p99 = percentile(latencies, 99);
   addRow(
@@ -461,16 +469,7 @@ async function scenarioFairShare(context) {
     body: webhookBody(1024),
   });
   ledger.serviceErrors += backlog.errors;
-  const healthy = await markedLoad(context.captureUrl, {
-    connections: 10,
-    duration: CONFIG.steadySeconds,
-    overallRate: CONFIG.steadyRate,
-    firstMarker: 1_000_000,
-  });
-  ledger.acknowledged += healthy.ok;
-  ledger.serviceErrors += healthy.errors;
-  ledger.inFlightAtStop += 10;
-  const { latencies, missing } = await arrivalLatencies(sink, healthy);
+  const { latencies, missing } = await steadyArrivals(context.captureUrl, sink, 1_000_000);
   const { noisy: noisyRequests } = await sink.stats();
   await api(baseUrl, 'DELETE', `/api/endpoints/${noisy.id}`, { token });
   const p50 = percentile(latencies, 50);

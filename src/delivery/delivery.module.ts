@@ -15,6 +15,15 @@ import { FIFO_PUMP_QUEUE, FifoPumps } from './fifo-pumps.service';
 import { HeldDeliveries } from './held-deliveries.service';
 import { OutboxRepository } from './outbox.repository';
 
+const PROVIDERS = [
+  DeliveryQueue,
+  AttemptsRepository,
+  OutboxRepository,
+  DestinationBacklogs,
+  HeldDeliveries,
+  FifoPumps,
+];
+
 /**
  * The delivery queue (with the retry schedule as Bull's backoff strategy) and its producer, the FIFO
  * destinations' pumps, each destination's backlog read from the outbox, and the release of a resumed
@@ -47,22 +56,7 @@ import { OutboxRepository } from './outbox.repository';
       settings: { lockDuration: 15_000, stalledInterval: 5_000 },
     }),
   ],
-  providers: [
-    DeliveryQueue,
-    AttemptsRepository,
-    OutboxRepository,
-    DestinationBacklogs,
-    HeldDeliveries,
-    FifoPumps,
-  ],
-  exports: [
-    BullModule,
-    DeliveryQueue,
-    AttemptsRepository,
-    OutboxRepository,
-    DestinationBacklogs,
-    HeldDeliveries,
-    FifoPumps,
-  ],
+  providers: PROVIDERS,
+  exports: [BullModule, ...PROVIDERS],
 })
 export class DeliveryModule {}
