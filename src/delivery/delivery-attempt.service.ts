@@ -87,6 +87,7 @@ export class DeliveryAttemptService {
     this.slots = new DestinationSlots(
       DESTINATION_IN_FLIGHT_LIMIT,
       STUCK_SHARE_OF_TIMEOUT * config.get('DELIVERY_TIMEOUT_MS', { infer: true }),
+      DELIVERY_CONCURRENCY,
     );
   }
 

@@ -2,10 +2,21 @@ import { DestinationSlots } from './destination-slots';
 
 /** Attempts taking this long on average (here: a 1.25 s time-out) mark a destination stuck. */
 const STUCK_AFTER_MS = 1000;
+/** The process's attempts at once, shared by the busy destinations. */
+const CAPACITY = 200;
+
+const slotsOf = (limit: number, now?: () => number) =>
+  new DestinationSlots(limit, STUCK_AFTER_MS, CAPACITY, now);
+
+/** Ends one attempt at `destinationId` that took `durationMs`, so that it is measured. */
+function measure(slots: DestinationSlots, destinationId: string, durationMs: number): void {
+  slots.tryAcquire(destinationId, false);
+  slots.release(destinationId, durationMs);
+}
 
 describe('DestinationSlots', () => {
   it('lets each destination hold at most its limit of attempts, independently of the others', () => {
-    const slots = new DestinationSlots(2, STUCK_AFTER_MS);
+    const slots = slotsOf(2);
     expect(slots.tryAcquire('slow', false)).toBe(true);
     expect(slots.tryAcquire('slow', false)).toBe(true);
     expect(slots.tryAcquire('slow', false)).toBe(false);
@@ -15,7 +26,7 @@ describe('DestinationSlots', () => {
   });
 
   it('does not limit a destination that answers quickly: its slots come back at once', () => {
-    const slots = new DestinationSlots(2, STUCK_AFTER_MS);
+    const slots = slotsOf(2);
     slots.tryAcquire('fast', false);
     slots.release('fast', 20);
     for (let n = 0; n < 10; n++) expect(slots.tryAcquire('fast', false)).toBe(true);
@@ -26,7 +37,7 @@ describe('DestinationSlots', () => {
   });
 
   it('holds a destination stuck until an attempt has ended, and while its attempts run into the time-out', () => {
-    const slots = new DestinationSlots(2, STUCK_AFTER_MS);
+    const slots = slotsOf(2);
     expect(slots.isStuck('d')).toBe(true);
     slots.tryAcquire('d', false);
     slots.release('d', 20);
@@ -36,7 +47,7 @@ describe('DestinationSlots', () => {
   });
 
   it('defers for longer the more deliveries are already waiting, at the destination’s pace', () => {
-    const slots = new DestinationSlots(10, STUCK_AFTER_MS);
+    const slots = slotsOf(10);
     for (let n = 0; n < 10; n++) slots.tryAcquire('d', false);
     // Every attempt there takes 2 s: the mean moves towards it.
     for (let n = 0; n < 50; n++) {
@@ -54,7 +65,7 @@ describe('DestinationSlots', () => {
   });
 
   it('counts a deferred delivery as waiting until its job comes back', () => {
-    const slots = new DestinationSlots(1, STUCK_AFTER_MS);
+    const slots = slotsOf(1);
     slots.tryAcquire('d', false);
     for (let n = 0; n < 100; n++) slots.deferFor('d');
     for (let n = 0; n < 100; n++) expect(slots.tryAcquire('d', true)).toBe(false);
@@ -63,7 +74,7 @@ describe('DestinationSlots', () => {
   });
 
   it('paces deliveries refused by a max_in_flight as quick ones until an attempt has ended, then at its mean', () => {
-    const slots = new DestinationSlots(50, STUCK_AFTER_MS);
+    const slots = slotsOf(50);
     // 30 waiting for 3 places of an unmeasured destination: 30 × 200 ms / 3 ≈ 2 s, not 30 × 1 s / 3.
     for (let n = 0; n < 29; n++) slots.deferWithin('d', 3);
     expect(slots.deferWithin('d', 3)).toBeLessThanOrEqual(1.2 * 2000);
@@ -74,7 +85,7 @@ describe('DestinationSlots', () => {
   });
 
   it('never defers for longer than 5 minutes', () => {
-    const slots = new DestinationSlots(1, STUCK_AFTER_MS);
+    const slots = slotsOf(1);
     slots.tryAcquire('d', false);
     slots.release('d', 60_000);
     slots.tryAcquire('d', false);
@@ -82,8 +93,44 @@ describe('DestinationSlots', () => {
     expect(slots.deferFor('d')).toBe(5 * 60_000);
   });
 
+  it('lets a destination alone use the whole capacity, and holds each to a fair share once others are busy', () => {
+    const slots = slotsOf(50);
+    measure(slots, 'slow', 500); // slow, but answering well within the time-out: not stuck
+    measure(slots, 'fast', 20);
+    for (let n = 0; n < CAPACITY; n++) expect(slots.tryAcquire('slow', false)).toBe(true);
+    expect(slots.tryAcquire('slow', false)).toBe(false);
+    // Another destination gets places at once; the slow one then gets none until it is below half.
+    expect(slots.tryAcquire('fast', false)).toBe(true);
+    for (let n = 0; n < CAPACITY / 2; n++) slots.release('slow', 500);
+    expect(slots.tryAcquire('slow', false)).toBe(false);
+    slots.release('slow', 500);
+    expect(slots.tryAcquire('slow', false)).toBe(true);
+    // Waiting for a fair share, it is paced at its own speed: 1 waiting, 100 at a time, 0.5 s each.
+    expect(slots.deferFor('slow')).toBeLessThanOrEqual(1.2 * 200);
+  });
+
+  it('keeps at least 4 places for each destination however many are busy', () => {
+    const slots = slotsOf(50);
+    for (let d = 0; d < CAPACITY; d++) measure(slots, `d${d}`, 20);
+    for (let d = 0; d < CAPACITY; d++) expect(slots.tryAcquire(`d${d}`, false)).toBe(true);
+    for (let n = 0; n < 3; n++) expect(slots.tryAcquire('d0', false)).toBe(true);
+    expect(slots.tryAcquire('d0', false)).toBe(false);
+  });
+
+  it('paces deliveries to a destination not measured yet by how long its first attempt has been waiting', () => {
+    let now = 0;
+    const slots = slotsOf(1, () => now);
+    slots.tryAcquire('silent', false);
+    // Just started: the next waits the shortest pause, not the assumed time-out.
+    expect(slots.deferFor('silent')).toBeLessThanOrEqual(1.2 * 200);
+    now = 4000;
+    // Four seconds of silence: the third waiting one comes back in ≈ 3 × 4 s.
+    expect(slots.deferFor('silent')).toBeGreaterThanOrEqual(0.8 * 2 * 4000);
+    expect(slots.deferFor('silent')).toBeGreaterThanOrEqual(0.8 * 3 * 4000);
+  });
+
   it('forgets the longest-known idle destinations past 10,000, so memory stays bounded', () => {
-    const slots = new DestinationSlots(1, STUCK_AFTER_MS);
+    const slots = slotsOf(1);
     slots.tryAcquire('first', false);
     slots.release('first', 20);
     for (let n = 0; n < 10_000; n++) {

@@ -5,6 +5,8 @@ const MAX_DEFER_MS = 5 * 60_000;
 const DURATION_WEIGHT = 0.1;
 /** Destinations remembered; past this, the longest-known idle ones are forgotten. */
 const MAX_TRACKED = 10_000;
+/** The fewest attempts a destination may always have in flight, however many share the process. */
+const MIN_FAIR_SHARE = 4;
 
 interface DestinationLoad {
   inFlight: number;
@@ -13,58 +15,73 @@ interface DestinationLoad {
   /** Running mean of its attempt durations; assumed stuck until one has ended. */
   meanDurationMs: number;
   measured: boolean;
+  /** While not measured: when its first attempt started (how long it has kept us waiting so far). */
+  firstStartedAt: number | null;
 }
 
 /**
- * Each destination's share of a worker process's in-flight attempts. A stuck destination, one whose
- * attempts run into the time-out (it hangs, drips, or black-holes connections), may hold at most `limit`
- * of them, so that it cannot take every slot and hold up the other destinations' deliveries. A delivery
- * to a stuck destination at its limit is deferred (its job runs again later, no attempt is counted), for
- * about as long as the deliveries deferred before it will take to be served at the destination's pace:
- * deferred jobs come back when there is room, not in a busy loop.
+ * Each destination's share of a worker process's in-flight attempts (`capacity`, the concurrency window):
+ * - A destination may hold at most a **fair share**, the capacity divided by the destinations that have
+ *   attempts in flight (at least 4): alone it may use them all; a slow one that still answers within the
+ *   time-out cannot take the places the others need.
+ * - A **stuck** destination, one whose attempts run into the time-out (it hangs, drips, or black-holes
+ *   connections), may hold at most `limit` (its attempts then wait outside the window).
+ * A delivery refused a slot is deferred (its job runs again later, no attempt is counted), for about as
+ * long as the deliveries deferred before it will take to be served at the destination's pace: deferred
+ * jobs come back when there is room, not in a busy loop. A destination not measured yet is paced by how
+ * long its first attempt has been waiting so far: quick when it answers at once, slower the longer it
+ * keeps silent.
  *
  * Only attempts near the time-out count as stuck: when the worker is busy, every attempt waits for the
  * event loop and for its turn, so a merely slow mean would mark healthy destinations too.
  */
 export class DestinationSlots {
   private readonly loads = new Map<string, DestinationLoad>();
+  /** Destinations with attempts in flight. */
+  private busy = 0;
 
   /**
    * `stuckAfterMs`: a destination whose attempts take this long on average is held to `limit`. One this
    * process has not seen an attempt end at is assumed stuck, so that one that hangs cannot take every
-   * slot with its first burst; its first answer replaces the assumption.
+   * slot with its first burst; its first answer replaces the assumption. `capacity`: the attempts the
+   * process makes at once, shared fairly by the destinations that have some in flight.
    */
   constructor(
     readonly limit: number,
     private readonly stuckAfterMs: number,
+    private readonly capacity: number,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /**
-   * Takes a slot for an attempt at `destinationId`: true, or false when the destination is stuck and at
-   * its limit, and the delivery should wait `deferFor()` ms. `returning` says the job was deferred before.
+   * Takes a slot for an attempt at `destinationId`: true, or false when the destination has its share (or,
+   * stuck, its limit) in flight, and the delivery should wait `deferFor()` ms. `returning` says the job
+   * was deferred before.
    */
   tryAcquire(destinationId: string, returning: boolean): boolean {
     const load = this.loadOf(destinationId);
     if (returning && load.deferred > 0) load.deferred--;
-    if (load.inFlight >= this.limit && this.isStuck(destinationId)) return false;
+    if (load.inFlight >= this.capOf(load)) return false;
+    if (load.inFlight === 0) this.busy++;
+    if (!load.measured) load.firstStartedAt ??= this.now();
     load.inFlight++;
     return true;
   }
 
   /** Whether the destination's attempts run into the time-out (or none has ended yet): it is held to `limit`. */
   isStuck(destinationId: string): boolean {
-    return this.loadOf(destinationId).meanDurationMs >= this.stuckAfterMs;
+    return this.stuck(this.loadOf(destinationId));
   }
 
   /** Frees the slot of an attempt that was not made after all (another limit deferred it). */
   cancel(destinationId: string): void {
-    this.loadOf(destinationId).inFlight--;
+    this.free(this.loadOf(destinationId));
   }
 
   /** Frees the slot of an attempt that took `durationMs`. */
   release(destinationId: string, durationMs: number): void {
     const load = this.loadOf(destinationId);
-    load.inFlight--;
+    this.free(load);
     load.meanDurationMs = load.measured
       ? load.meanDurationMs + DURATION_WEIGHT * (durationMs - load.meanDurationMs)
       : durationMs;
@@ -74,25 +91,45 @@ export class DestinationSlots {
 
   /**
    * How long a delivery refused by `tryAcquire` waits: the deliveries deferred before it, at the pace
-   * the destination answers (`limit` at a time, each taking its mean attempt duration), ±20 %.
+   * the destination answers (its share or limit at a time, each taking its expected duration), ±20 %.
    */
   deferFor(destinationId: string): number {
     const load = this.loadOf(destinationId);
-    return this.paced(load, load.meanDurationMs, this.limit);
+    return this.paced(load, this.capOf(load));
   }
 
-  /**
-   * The same for a delivery refused by the destination's own `max_in_flight`: such a destination is not
-   * assumed stuck, so until one of its attempts has ended they are paced as quick ones.
-   */
+  /** The same for a delivery refused by the destination's own `max_in_flight`. */
   deferWithin(destinationId: string, maxInFlight: number): number {
-    const load = this.loadOf(destinationId);
-    return this.paced(load, load.measured ? load.meanDurationMs : MIN_DEFER_MS, maxInFlight);
+    return this.paced(this.loadOf(destinationId), maxInFlight);
   }
 
-  private paced(load: DestinationLoad, durationMs: number, limit: number): number {
+  /** The attempts it may have in flight now: `limit` when stuck, else its fair share of the capacity. */
+  private capOf(load: DestinationLoad): number {
+    if (this.stuck(load)) return this.limit;
+    const sharing = this.busy + (load.inFlight === 0 ? 1 : 0);
+    return Math.max(MIN_FAIR_SHARE, Math.floor(this.capacity / sharing));
+  }
+
+  private stuck(load: DestinationLoad): boolean {
+    return load.meanDurationMs >= this.stuckAfterMs;
+  }
+
+  private free(load: DestinationLoad): void {
+    load.inFlight--;
+    if (load.inFlight > 0) return;
+    this.busy--;
+    load.firstStartedAt = null;
+  }
+
+  /** Its mean attempt; before one has ended, how long its first attempt has been waiting (at least 0.2 s). */
+  private expectedDurationMs(load: DestinationLoad): number {
+    if (load.measured) return load.meanDurationMs;
+    return Math.max(MIN_DEFER_MS, this.now() - (load.firstStartedAt ?? this.now()));
+  }
+
+  private paced(load: DestinationLoad, limit: number): number {
     load.deferred++;
-    const pacedMs = (load.deferred * durationMs) / limit;
+    const pacedMs = (load.deferred * this.expectedDurationMs(load)) / limit;
     const jittered = pacedMs * (0.8 + Math.random() * 0.4);
     return Math.round(Math.min(MAX_DEFER_MS, Math.max(MIN_DEFER_MS, jittered)));
   }
@@ -107,7 +144,13 @@ export class DestinationSlots {
   private loadOf(destinationId: string): DestinationLoad {
     let load = this.loads.get(destinationId);
     if (!load) {
-      load = { inFlight: 0, deferred: 0, meanDurationMs: this.stuckAfterMs, measured: false };
+      load = {
+        inFlight: 0,
+        deferred: 0,
+        meanDurationMs: this.stuckAfterMs,
+        measured: false,
+        firstStartedAt: null,
+      };
       this.loads.set(destinationId, load);
     }
     return load;
