@@ -41,6 +41,8 @@ export interface JobRuns {
   failedRuns: number;
   /** Attempts the delivery had when this job was enqueued. */
   priorAttempts: number;
+  /** Make its first attempt only (a dispatch job): one already attempted belongs to its own job. */
+  firstOnly?: boolean;
 }
 
 /** What a FIFO pump does after a step: look for the next delivery, wait, or stop (nothing to send now). */
@@ -99,6 +101,7 @@ export class DeliveryAttemptService {
   async attempt(deliveryId: string, runs: JobRuns): Promise<void> {
     const delivery = await this.deliveries.loadForAttempt(deliveryId);
     if (!delivery || delivery.status === 'delivered' || delivery.status === 'dead_letter') return;
+    if (runs.firstOnly && delivery.attemptCount > 0) return;
     const { destination } = delivery;
     if (destination && !destination.paused && destination.ordering === 'fifo')
       return this.pumps.wake(destination.id);

@@ -1,7 +1,9 @@
 import {
+  continuationOf,
   DeferredDeliveryError,
   deliveryBackoff,
   deliveryJobOptions,
+  dispatchJobOptions,
   RetryableDeliveryError,
   retryDelay,
 } from './delivery-jobs';
@@ -54,5 +56,31 @@ describe('retry schedule', () => {
     const options = deliveryJobOptions('id', DELAYS);
     expect(options.removeOnComplete).toBe(true);
     expect(options.removeOnFail).toEqual({ age: 3600, count: 1000 });
+  });
+});
+
+describe('dispatch jobs', () => {
+  it('are named after their first delivery and run once', () => {
+    expect(dispatchJobOptions(['a', 'b'])).toMatchObject({ jobId: 'dispatch:a', attempts: 1 });
+  });
+
+  it('hand a failed first attempt on to its own job, due after the first retry delay', () => {
+    const next = continuationOf('id', new RetryableDeliveryError('id', 1), DELAYS);
+    expect(next).toMatchObject({ id: 'id', priorAttempts: 1 });
+    expect(next.delayMs).toBeGreaterThanOrEqual(5000 * 0.9);
+    expect(next.delayMs).toBeLessThanOrEqual(5000 * 1.1);
+    expect(next.deferred).toBeUndefined();
+  });
+
+  it('hand a deferral on as it asks, marked deferred; any other error after the first retry delay', () => {
+    expect(continuationOf('id', new DeferredDeliveryError('id', 1234), DELAYS)).toEqual({
+      id: 'id',
+      priorAttempts: 0,
+      delayMs: 1234,
+      deferred: true,
+    });
+    const next = continuationOf('id', new Error('connection terminated'), DELAYS);
+    expect(next).toMatchObject({ id: 'id', priorAttempts: 0 });
+    expect(next.delayMs).toBeGreaterThanOrEqual(5000 * 0.9);
   });
 });

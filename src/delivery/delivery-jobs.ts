@@ -4,8 +4,33 @@ import type { JobOptions } from 'bull';
 export const DELIVERY_QUEUE = 'delivery';
 export const DELIVERY_BACKOFF = 'hooktrail-retry-schedule';
 
+/** One delivery's job: a retry, a deferred attempt, a delivery the sweeper or a resume enqueued. */
 export interface DeliveryJob {
   deliveryId: string;
+  /** Enqueued by a dispatch job that had to defer it: its first run comes back from a deferral. */
+  deferred?: true;
+}
+
+/**
+ * A dispatch job (named DISPATCH_JOB): the first attempts of up to DISPATCH_SIZE new deliveries (a capture
+ * batch's, a replay's), so that Bull's per-job Redis work is paid once for all of them. What cannot be
+ * finished in it (a failed attempt with retries left, a deferral, an error) continues in a DeliveryJob.
+ */
+export const DISPATCH_JOB = 'dispatch';
+export const DISPATCH_SIZE = 100;
+
+export interface DispatchJob {
+  deliveryIds: string[];
+}
+
+/** A dispatch job: its id from its first delivery (one job per batch), run once; its leftovers are enqueued. */
+export function dispatchJobOptions(deliveryIds: readonly string[]): JobOptions {
+  return {
+    jobId: `dispatch:${deliveryIds[0]}`,
+    attempts: 1,
+    removeOnComplete: true,
+    removeOnFail: KEEP_FAILED,
+  };
 }
 
 export interface DeliveryBackoffOptions {
@@ -81,6 +106,23 @@ export function deliveryJobOptions(
     removeOnComplete: true,
     removeOnFail: KEEP_FAILED,
   };
+}
+
+/** What a dispatch job enqueues for a delivery whose first attempt threw `error`: its own job, continuing. */
+export function continuationOf(
+  deliveryId: string,
+  error: unknown,
+  retryDelaysMs: number[],
+): { id: string; priorAttempts: number; delayMs: number; deferred?: true } {
+  if (error instanceof RetryableDeliveryError)
+    return {
+      id: deliveryId,
+      priorAttempts: error.attemptCount,
+      delayMs: retryDelay(retryDelaysMs, error.attemptCount),
+    };
+  if (error instanceof DeferredDeliveryError)
+    return { id: deliveryId, priorAttempts: 0, delayMs: error.delayMs, deferred: true };
+  return { id: deliveryId, priorAttempts: 0, delayMs: retryDelay(retryDelaysMs, 1) };
 }
 
 /** The delay before retry number `attemptsMade` (1-based), with ±10 % jitter. */

@@ -3,7 +3,15 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Queue } from 'bull';
 import type { Environment } from '../config/environment';
-import { DELIVERY_QUEUE, type DeliveryJob, deliveryJobOptions } from './delivery-jobs';
+import {
+  DELIVERY_QUEUE,
+  DISPATCH_JOB,
+  DISPATCH_SIZE,
+  type DeliveryJob,
+  type DispatchJob,
+  deliveryJobOptions,
+  dispatchJobOptions,
+} from './delivery-jobs';
 
 export interface QueuedDelivery {
   id: string;
@@ -11,18 +19,27 @@ export interface QueuedDelivery {
   priorAttempts?: number;
   /** Wait this long before the attempt (a held retry that is not yet due). */
   delayMs?: number;
+  /** It was deferred before (by a dispatch job). */
+  deferred?: true;
 }
 
-/** Producer side of the delivery queue: one Bull job per delivery row, its job id the delivery id. */
+/**
+ * Producer side of the delivery queue. New deliveries go in dispatch jobs of up to DISPATCH_SIZE; a
+ * delivery that needs a job of its own (a retry, a deferral, one the sweeper or a resume enqueues) gets one
+ * whose job id is its delivery id. A hash in Redis maps each delivery of a pending dispatch job to that
+ * job, so that the sweeper can tell a delivery waiting in a dispatch from one whose job was lost.
+ */
 @Injectable()
 export class DeliveryQueue {
   private readonly retryDelaysMs: number[];
+  private readonly dispatchesKey: string;
 
   constructor(
-    @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJob>,
+    @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJob | DispatchJob>,
     config: ConfigService<Environment, true>,
   ) {
     this.retryDelaysMs = config.get('DELIVERY_RETRY_DELAYS_MS', { infer: true });
+    this.dispatchesKey = `${config.get('REDIS_PREFIX', { infer: true })}:delivery-dispatches`;
   }
 
   /**
@@ -32,10 +49,12 @@ export class DeliveryQueue {
    */
   async enqueue(deliveries: QueuedDelivery[]): Promise<void> {
     if (deliveries.length === 0) return;
-    if (this.queue.client.status !== 'ready') throw new Error(`Redis is ${this.queue.client.status}`);
+    this.assertReady();
     await this.queue.addBulk(
       deliveries.map((delivery) => ({
-        data: { deliveryId: delivery.id },
+        data: delivery.deferred
+          ? { deliveryId: delivery.id, deferred: true as const }
+          : { deliveryId: delivery.id },
         opts: deliveryJobOptions(
           delivery.id,
           this.retryDelaysMs,
@@ -44,5 +63,46 @@ export class DeliveryQueue {
         ),
       })),
     );
+  }
+
+  /**
+   * Dispatches new deliveries (never attempted): dispatch jobs of up to DISPATCH_SIZE, in two round trips
+   * (the map first, so that a delivery is never in a job the sweeper cannot see). Fails at once while
+   * Redis is away, as `enqueue` does.
+   */
+  async dispatch(deliveryIds: readonly string[]): Promise<void> {
+    if (deliveryIds.length === 0) return;
+    this.assertReady();
+    const chunks: string[][] = [];
+    for (let at = 0; at < deliveryIds.length; at += DISPATCH_SIZE)
+      chunks.push(deliveryIds.slice(at, at + DISPATCH_SIZE));
+    const jobIdOf = (chunk: string[]) => dispatchJobOptions(chunk).jobId as string;
+    await this.queue.client.hset(
+      this.dispatchesKey,
+      Object.fromEntries(chunks.flatMap((chunk) => chunk.map((id) => [id, jobIdOf(chunk)]))),
+    );
+    await this.queue.addBulk(
+      chunks.map((chunk) => ({
+        name: DISPATCH_JOB,
+        data: { deliveryIds: chunk },
+        opts: dispatchJobOptions(chunk),
+      })),
+    );
+  }
+
+  /** The dispatch job each delivery is waiting in (undefined: none). */
+  async dispatchesOf(deliveryIds: readonly string[]): Promise<(string | undefined)[]> {
+    if (deliveryIds.length === 0) return [];
+    const jobIds = await this.queue.client.hmget(this.dispatchesKey, ...deliveryIds);
+    return jobIds.map((jobId) => jobId ?? undefined);
+  }
+
+  /** The deliveries left their dispatch job (it ended, or it is gone). */
+  async forgetDispatches(deliveryIds: readonly string[]): Promise<void> {
+    if (deliveryIds.length > 0) await this.queue.client.hdel(this.dispatchesKey, ...deliveryIds);
+  }
+
+  private assertReady(): void {
+    if (this.queue.client.status !== 'ready') throw new Error(`Redis is ${this.queue.client.status}`);
   }
 }

@@ -1,9 +1,9 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger, type OnApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import type { Queue } from 'bull';
-import { DELIVERY_QUEUE, type DeliveryJob } from './delivery-jobs';
+import type { Job, Queue } from 'bull';
+import { DELIVERY_QUEUE, type DeliveryJob, type DispatchJob } from './delivery-jobs';
 import { DeliveryQueue } from './delivery-queue.service';
-import { OutboxRepository } from './outbox.repository';
+import { type DueDelivery, OutboxRepository } from './outbox.repository';
 import { PeriodicTask } from '../common/periodic-task';
 import { BACKGROUND_REDIS_TIMEOUT_MS, withRedisTimeout } from '../common/redis-timeout';
 
@@ -32,7 +32,7 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
   );
 
   constructor(
-    @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJob>,
+    @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJob | DispatchJob>,
     private readonly producer: DeliveryQueue,
     private readonly deliveries: OutboxRepository,
   ) {}
@@ -59,17 +59,13 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
   private async reenqueueLost(): Promise<{ overdue: number; lost: number }> {
     const overdue = await this.deliveries.findOverdue(OVERDUE_GRACE_S, SWEEP_BATCH);
     if (overdue.length === 0) return { overdue: 0, lost: 0 };
-    const jobs = await withRedisTimeout(
-      Promise.all(overdue.map((delivery) => this.queue.getJob(delivery.id))),
+    const lost = await withRedisTimeout(this.lostOf(overdue), BACKGROUND_REDIS_TIMEOUT_MS);
+    await withRedisTimeout(
+      this.producer.enqueue(
+        lost.map((delivery) => ({ id: delivery.id, priorAttempts: delivery.attemptCount })),
+      ),
       BACKGROUND_REDIS_TIMEOUT_MS,
     );
-    const lost = [];
-    for (const [index, job] of jobs.entries()) {
-      if (job && !(await job.isFailed())) continue;
-      await job?.remove();
-      lost.push({ id: overdue[index].id, priorAttempts: overdue[index].attemptCount });
-    }
-    await withRedisTimeout(this.producer.enqueue(lost), BACKGROUND_REDIS_TIMEOUT_MS);
     await this.deliveries.postpone(
       overdue.map((delivery) => delivery.id),
       RECHECK_AFTER_S,
@@ -77,5 +73,35 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
     if (lost.length > 0)
       this.logger.warn({ count: lost.length }, 're-enqueued deliveries whose job was lost');
     return { overdue: overdue.length, lost: lost.length };
+  }
+
+  /**
+   * The deliveries that have no live job: neither one of their own nor a dispatch job they wait in (a
+   * failed job is not live). Their failed jobs are removed and their dispatch entries forgotten.
+   */
+  private async lostOf(overdue: DueDelivery[]): Promise<DueDelivery[]> {
+    const ids = overdue.map((delivery) => delivery.id);
+    const [own, dispatches] = await Promise.all([
+      Promise.all(ids.map((id) => this.queue.getJob(id))),
+      this.producer.dispatchesOf(ids),
+    ]);
+    const dispatchJobs = new Map(
+      await Promise.all(
+        [...new Set(dispatches.filter((jobId) => jobId !== undefined))].map(
+          async (jobId) => [jobId, await this.queue.getJob(jobId)] as const,
+        ),
+      ),
+    );
+    const live = async (job: Job | null | undefined) => !!job && !(await job.isFailed());
+    const lost: DueDelivery[] = [];
+    for (const [index, delivery] of overdue.entries()) {
+      const dispatch = dispatches[index];
+      if (await live(own[index])) continue;
+      if (dispatch !== undefined && (await live(dispatchJobs.get(dispatch)))) continue;
+      await own[index]?.remove();
+      lost.push(delivery);
+    }
+    await this.producer.forgetDispatches(lost.map((delivery) => delivery.id));
+    return lost;
   }
 }

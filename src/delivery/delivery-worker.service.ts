@@ -1,39 +1,95 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { Job, Queue } from 'bull';
+import { ConcurrencyWindow } from '../common/concurrency-window';
+import type { Environment } from '../config/environment';
 import { DELIVERY_CONCURRENCY, DeliveryAttemptService } from './delivery-attempt.service';
 import {
+  continuationOf,
   DELIVERY_QUEUE,
   DeferredDeliveryError,
+  DISPATCH_JOB,
   type DeliveryJob,
+  type DispatchJob,
   priorAttemptsOf,
   RetryableDeliveryError,
 } from './delivery-jobs';
+import { DeliveryQueue } from './delivery-queue.service';
 
 /**
- * The delivery processor of a worker (APP_ROLE `worker`, or the delivery thread of `all`). A failed
- * attempt with retries left throws, so Bull schedules the next one with the retry backoff; Bull's
- * stalled-job check hands the job of a killed worker to another one.
+ * The delivery processor of a worker (APP_ROLE `worker`, or the delivery thread of `all`). A dispatch job
+ * makes the first attempts of its deliveries side by side; one that cannot finish there continues in a job
+ * of its own. A failed attempt with retries left throws, so Bull schedules the next one with the retry
+ * backoff; Bull's stalled-job check hands the job of a killed worker to another one.
  */
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap {
   private readonly logger = new Logger(DeliveryWorker.name);
+  private readonly retryDelaysMs: number[];
+  /** Deliveries of dispatch jobs loaded at once: their bodies are in memory until their attempt ends. */
+  private readonly dispatched = new ConcurrencyWindow({
+    max: DELIVERY_CONCURRENCY,
+    min: DELIVERY_CONCURRENCY,
+    targetDelayMs: Infinity,
+  });
 
   constructor(
-    @InjectQueue(DELIVERY_QUEUE) private readonly deliveries: Queue<DeliveryJob>,
+    @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJob | DispatchJob>,
+    private readonly producer: DeliveryQueue,
     private readonly attempts: DeliveryAttemptService,
-  ) {}
+    config: ConfigService<Environment, true>,
+  ) {
+    this.retryDelaysMs = config.get('DELIVERY_RETRY_DELAYS_MS', { infer: true });
+  }
 
   onApplicationBootstrap(): void {
-    void this.deliveries.process(DELIVERY_CONCURRENCY, (job: Job<DeliveryJob>) =>
-      this.attempts.attempt(job.data.deliveryId, {
-        failedRuns: job.attemptsMade,
-        priorAttempts: priorAttemptsOf(job),
+    void this.queue.process('*', DELIVERY_CONCURRENCY, (job: Job<DeliveryJob | DispatchJob>) =>
+      job.name === DISPATCH_JOB
+        ? this.dispatch((job.data as DispatchJob).deliveryIds)
+        : this.attempt(job as Job<DeliveryJob>),
+    );
+    this.queue.on('failed', (job: Job<DeliveryJob | DispatchJob>, error: Error) => {
+      if (!(error instanceof RetryableDeliveryError || error instanceof DeferredDeliveryError))
+        this.logger.error({ jobId: job.id, err: error }, 'delivery job error');
+    });
+  }
+
+  private attempt(job: Job<DeliveryJob>): Promise<void> {
+    return this.attempts.attempt(job.data.deliveryId, {
+      // A job a dispatch deferred comes back from that deferral on its first run.
+      failedRuns: job.attemptsMade + (job.data.deferred ? 1 : 0),
+      priorAttempts: priorAttemptsOf(job),
+    });
+  }
+
+  /**
+   * The first attempts of a dispatch job's deliveries. One that ends with a retry due, a deferral or an
+   * error is enqueued at once as a job of its own, which carries it on. A delivery already attempted (the
+   * job runs again after its worker died) is left to its own job, or to the sweeper.
+   */
+  private async dispatch(deliveryIds: string[]): Promise<void> {
+    const outcomes = await Promise.allSettled(
+      deliveryIds.map(async (deliveryId) => {
+        await this.dispatched.acquire();
+        let unfinished: unknown;
+        try {
+          await this.attempts.attempt(deliveryId, { failedRuns: 0, priorAttempts: 0, firstOnly: true });
+          return;
+        } catch (error) {
+          unfinished = error;
+        } finally {
+          this.dispatched.release();
+        }
+        await this.producer.enqueue([continuationOf(deliveryId, unfinished, this.retryDelaysMs)]);
       }),
     );
-    this.deliveries.on('failed', (job: Job<DeliveryJob>, error: Error) => {
-      if (!(error instanceof RetryableDeliveryError || error instanceof DeferredDeliveryError))
-        this.logger.error({ deliveryId: job.data.deliveryId, err: error }, 'delivery job error');
-    });
+    // One whose continuation could not be enqueued (Redis away) stays mapped to this job, which fails:
+    // the sweeper finds it overdue and lost.
+    await this.producer.forgetDispatches(
+      deliveryIds.filter((_id, index) => outcomes[index].status === 'fulfilled'),
+    );
+    const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 }

@@ -28,7 +28,7 @@ export class ReplayService {
     }
     // The rows are committed: if Redis is down now, the sweeper enqueues them when it is back.
     this.queue
-      .enqueue(deliveryIds.map((id) => ({ id })))
+      .dispatch(deliveryIds)
       .catch((error: Error) => this.logger.warn(`replay enqueue deferred to the sweeper: ${error.message}`));
     return { ok: true, jobId: dispatchId };
   }

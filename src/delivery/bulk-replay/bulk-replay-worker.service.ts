@@ -75,7 +75,7 @@ export class BulkReplayWorker implements OnApplicationBootstrap, OnModuleDestroy
       const chunk = await this.replays.dispatchNext(bulkReplayId, CHUNK_EVENTS);
       // The deliveries are committed: if Redis fails now, the delivery sweeper enqueues them.
       await this.deliveries
-        .enqueue(chunk.deliveryIds.map((id) => ({ id })))
+        .dispatch(chunk.deliveryIds)
         .catch((error: Error) =>
           this.logger.warn(`bulk replay enqueue deferred to the sweeper: ${error.message}`),
         );

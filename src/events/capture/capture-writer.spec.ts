@@ -1,6 +1,6 @@
 import type { ConfigService } from '@nestjs/config';
 import type { Environment } from '../../config/environment';
-import type { DeliveryQueue, QueuedDelivery } from '../../delivery/delivery-queue.service';
+import type { DeliveryQueue } from '../../delivery/delivery-queue.service';
 import type { Metrics } from '../../metrics/metrics.service';
 import type { CaptureRepository, NewCapture, StoreOutcome } from './capture.repository';
 import { CaptureWriter } from './capture-writer';
@@ -30,7 +30,7 @@ const stub = <T>(members: Partial<T>): T => members as T;
 /** A repository whose statements the test controls; it records the batches it was given. */
 function makeSut(
   store: (captures: NewCapture[]) => Promise<StoreOutcome[]>,
-  enqueue: (deliveries: QueuedDelivery[]) => Promise<void> = async () => undefined,
+  dispatch: (deliveryIds: readonly string[]) => Promise<void> = async () => undefined,
 ) {
   const batches: string[][] = [];
   const enqueued: string[] = [];
@@ -43,9 +43,9 @@ function makeSut(
     close,
   });
   const queue = stub<DeliveryQueue>({
-    enqueue: (deliveries) => {
-      enqueued.push(...deliveries.map((delivery) => delivery.id));
-      return enqueue(deliveries);
+    dispatch: (deliveryIds) => {
+      enqueued.push(...deliveryIds);
+      return dispatch(deliveryIds);
     },
   });
   const config = stub<ConfigService<Environment, true>>({ get: () => 2000 as never });

@@ -110,7 +110,7 @@ export class CaptureWriter implements OnApplicationShutdown {
     const deliveryIds = outcomes.flatMap((outcome) => (outcome.kind === 'stored' ? outcome.deliveryIds : []));
     if (deliveryIds.length > 0) {
       this.deliveryQueue
-        .enqueue(deliveryIds.map((id) => ({ id })))
+        .dispatch(deliveryIds)
         .catch((error: Error) =>
           this.logger.warn(
             `${deliveryIds.length} deliveries left to the sweeper (enqueue failed: ${error.message})`,
