@@ -1,0 +1,90 @@
+import type { ConfigService } from '@nestjs/config';
+import Bull, { type Queue } from 'bull';
+import { randomUUID } from 'node:crypto';
+import type { Environment } from '../src/config/environment';
+import {
+  DELIVERY_QUEUE,
+  DISPATCH_JOB,
+  type DeliveryJob,
+  type DispatchJob,
+} from '../src/delivery/delivery-jobs';
+import { DeliveryQueue } from '../src/delivery/delivery-queue.service';
+import { DeliverySweeper } from '../src/delivery/delivery-sweeper.service';
+import type { DueDelivery, OutboxRepository } from '../src/delivery/outbox.repository';
+import { deleteRedisKeys } from './support/test-app';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/**
+ * The sweeper's look into Redis, against a real Bull queue of the test's own (jobs stay where the test put
+ * them): PostgreSQL's side, which deliveries are overdue, is given by the test.
+ */
+describe('delivery sweeper: which overdue deliveries lost their job', () => {
+  const prefix = `hooktrail_test_${randomUUID().slice(0, 8)}`;
+  let queue: Queue<DeliveryJob | DispatchJob>;
+  let producer: DeliveryQueue;
+  const postponed: string[] = [];
+
+  /** A sweep that finds `overdue` overdue in PostgreSQL. */
+  const sweep = (overdue: DueDelivery[]) =>
+    new DeliverySweeper(queue, producer, {
+      findOverdue: async () => overdue.splice(0),
+      postpone: async (ids: string[]) => void postponed.push(...ids),
+      foldEventCounts: async () => undefined,
+    } as unknown as OutboxRepository).sweep();
+
+  beforeEach(async () => {
+    queue = new Bull(DELIVERY_QUEUE, REDIS_URL, { prefix: `${prefix}:${randomUUID()}:bull` });
+    await queue.client.ping(); // connected: the producer refuses to queue commands while Redis is away
+    const config = {
+      get: (name: keyof Environment) =>
+        ({ DELIVERY_RETRY_DELAYS_MS: [5000, 25_000, 120_000, 600_000], REDIS_PREFIX: prefix })[
+          name as string
+        ],
+    } as unknown as ConfigService<Environment, true>;
+    producer = new DeliveryQueue(queue, config);
+    postponed.length = 0;
+  });
+
+  afterEach(() => queue.close());
+  afterAll(() => deleteRedisKeys(REDIS_URL, prefix));
+
+  it('leaves alone a delivery waiting in a live dispatch job and in its own job; re-enqueues the rest', async () => {
+    const [waiting, withOwnJob, neverEnqueued, dispatchGone] = Array.from({ length: 4 }, () => randomUUID());
+    await producer.dispatch([waiting]);
+    await producer.enqueue([{ id: withOwnJob, priorAttempts: 1, delayMs: 60_000 }]);
+    // Its dispatch job ran and went (its worker died before forgetting it, or the job was removed).
+    await producer.dispatch([dispatchGone]);
+    await (await queue.getJob(`dispatch:${dispatchGone}`))!.remove();
+    const all = [waiting, withOwnJob, neverEnqueued, dispatchGone];
+
+    await sweep(all.map((id) => ({ id, attemptCount: 2 })));
+
+    expect(await queue.getJob(waiting)).toBeNull();
+    expect(await producer.dispatchesOf([waiting])).toEqual([`dispatch:${waiting}`]);
+    expect((await queue.getJob(withOwnJob))!.opts.delay).toBe(60_000);
+    for (const lost of [neverEnqueued, dispatchGone]) {
+      const job = await queue.getJob(lost);
+      expect(job!.data).toEqual({ deliveryId: lost });
+      // It continues its retry schedule: 2 attempts made.
+      expect(job!.opts.backoff).toMatchObject({ options: { priorAttempts: 2 } });
+    }
+    expect(await producer.dispatchesOf([dispatchGone])).toEqual([undefined]);
+    expect(postponed.sort()).toEqual(all.sort());
+  });
+
+  it('re-enqueues a delivery whose dispatch job failed', async () => {
+    const id = randomUUID();
+    const failed = new Promise((resolve) => queue.once('failed', resolve));
+    void queue.process(DISPATCH_JOB, async () => {
+      throw new Error('a continuation could not be enqueued');
+    });
+    await producer.dispatch([id]);
+    await failed;
+
+    await sweep([{ id, attemptCount: 0 }]);
+
+    expect((await queue.getJob(id))!.data).toEqual({ deliveryId: id });
+    expect(await producer.dispatchesOf([id])).toEqual([undefined]);
+  });
+});
