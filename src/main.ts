@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { existsSync } from 'node:fs';
-import { createApp } from './app.factory';
 import { StartupError } from './common/startup-error';
 import { ConfigurationError, loadEnvironment } from './config/environment';
 import { runAsBackgroundWork } from './delivery/background-priority';
@@ -9,6 +8,10 @@ async function bootstrap(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
   const env = loadEnvironment(process.env);
   if (env.APP_ROLE === 'worker') runAsBackgroundWork();
+  // Loaded only now: loading the application costs about 2 s of CPU, which a worker spends at its lower
+  // priority, so that a worker booting beside a busy API process (a replacement after a crash) does not
+  // hold up its captures.
+  const { createApp } = await import('./app.factory');
   const app = await createApp(env);
   // SIGTERM/SIGINT: stop taking requests, finish the in-flight ones and the running jobs, then exit 0.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
