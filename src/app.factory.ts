@@ -8,7 +8,9 @@ import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { InputValidationPipe } from './common/pipes/input-validation.pipe';
 import type { Environment } from './config/environment';
 import { prepareDatabase } from './database/database-bootstrap';
-import { registerCaptureRoute } from './events/capture/capture-route';
+import { CaptureEdge } from './events/capture/capture-route';
+import { CaptureService } from './events/capture/capture.service';
+import { Metrics } from './metrics/metrics.service';
 import { serveDashboard } from './dashboard';
 import { setupOpenApi } from './openapi';
 
@@ -44,19 +46,22 @@ export async function createApp(
   options: { workersOnMainLoop?: boolean } = {},
 ): Promise<NestFastifyApplication> {
   await Promise.all([prepareDatabase(env.DATABASE_URL), checkRedis(env.REDIS_URL)]);
+  const captureEdge = new CaptureEdge();
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(env, workerPlacement(env.APP_ROLE, options.workersOnMainLoop)),
     new FastifyAdapter({
       trustProxy: env.TRUST_PROXY,
       bodyLimit: API_BODY_LIMIT_BYTES,
       return503OnClosing: true,
+      serverFactory: captureEdge.serverFactory,
     }),
     { bufferLogs: true, abortOnError: false },
   );
   app.useLogger(app.get(Logger));
   closeConnectionsWhenClosing(app);
-  // The capture URL opts out of helmet's browser-only headers in its route config.
-  if (env.APP_ROLE !== 'worker') await registerCaptureRoute(app, env);
+  // The capture URL is answered before Fastify (so without helmet's browser-only headers too).
+  if (env.APP_ROLE !== 'worker')
+    captureEdge.serve(app.getHttpAdapter().getInstance(), app.get(CaptureService), app.get(Metrics), env);
   await app.register(helmet, {
     contentSecurityPolicy: {
       directives: {

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { Client } from 'pg';
 import { api } from './support/api-client';
 import { spawnService, stopService, waitForHealth } from './support/service-process';
@@ -105,6 +106,53 @@ describe('start-up', () => {
       expect((await inFlight).status).toBe(201);
       expect(await service.exited).toBe(0);
     } finally {
+      await stopService(service, 'SIGKILL');
+      await dropDatabase(env.DATABASE_URL);
+    }
+  });
+
+  it('stores a capture whose body is still arriving on SIGTERM, answers it 200 with Connection: close, then exits 0', async () => {
+    const env = isolatedEnvironment({ APP_ROLE: 'api' });
+    const service = await spawnService(env);
+    const db = new Client({ connectionString: env.DATABASE_URL });
+    try {
+      const base = `http://127.0.0.1:${service.port}`;
+      const { accessToken: token } = (
+        await api(base, 'POST', '/api/auth/register', {
+          body: { email: 'closing@example.com', name: 'A', password: 'long enough' },
+        })
+      ).body;
+      const endpoint = (await api(base, 'POST', '/api/endpoints', { token, body: { name: 'E' } })).body
+        .endpoint;
+      const answer = new Promise<{ status: number; connection: string | undefined; id: string }>(
+        (resolve, reject) => {
+          const capture = request(`${base}/in/${endpoint.public_token}`, { method: 'POST' }, (response) => {
+            let text = '';
+            response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+            response.on('end', () =>
+              resolve({
+                status: response.statusCode ?? 0,
+                connection: response.headers.connection,
+                id: JSON.parse(text).id,
+              }),
+            );
+          });
+          capture.on('error', reject);
+          capture.write('{"type":"half');
+          setTimeout(() => {
+            service.child.kill('SIGTERM');
+            setTimeout(() => capture.end(' and the rest"}'), 300);
+          }, 100);
+        },
+      );
+      const { status, connection, id } = await answer;
+      expect({ status, connection }).toEqual({ status: 200, connection: 'close' });
+      expect(await service.exited).toBe(0);
+      await db.connect();
+      const { rows } = await db.query('select body_text from events where id = $1', [id]);
+      expect(rows).toEqual([{ body_text: '{"type":"half and the rest"}' }]);
+    } finally {
+      await db.end().catch(() => undefined);
       await stopService(service, 'SIGKILL');
       await dropDatabase(env.DATABASE_URL);
     }

@@ -8,8 +8,8 @@ import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
 
 /**
- * The events API, and the capture path's services. The capture route itself is a plain Fastify route
- * (registerCaptureRoute, called by the app factory) that calls CaptureService.
+ * The events API, and the capture path's services. The capture URL itself is answered on Node's HTTP
+ * server before Fastify (CaptureEdge, set up by the app factory), which calls CaptureService.
  */
 @Module({
   imports: [EndpointsModule, DeliveryModule],

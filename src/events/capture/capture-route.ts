@@ -1,33 +1,26 @@
+import proxyAddr from '@fastify/proxy-addr';
 import { Logger } from '@nestjs/common';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { IncomingMessage } from 'node:http';
-import { STATUS_CODES } from 'node:http';
+import type { FastifyInstance, FastifyServerFactory, FastifyServerFactoryHandler } from 'fastify';
+import {
+  createServer,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
 import type { Environment } from '../../config/environment';
-import { captureOutcomeOf, Metrics } from '../../metrics/metrics.service';
-import { type CaptureOutcome, CaptureService } from './capture.service';
+import { captureOutcomeOf, type Metrics } from '../../metrics/metrics.service';
+import type { CaptureOutcome, CaptureService } from './capture.service';
 
-export const CAPTURE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
+const CAPTURED_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 
-/** The Content-Type the sender gave, kept aside while Fastify reads the body (see the onRequest hook). */
-const SENT_CONTENT_TYPE = Symbol('hooktrail.sentContentType');
-type WithSentContentType = { [SENT_CONTENT_TYPE]?: string };
+/** `/in/<token>`, then the raw query string; anything else (a trailing slash, a deeper path) is not a capture. */
+const CAPTURE_URL = /^\/in\/([^/?]+)(?:\?(.*))?$/s;
 
-class BodyTooLargeError extends Error {
-  readonly statusCode = 413;
-  readonly code = 'FST_ERR_CTP_BODY_TOO_LARGE';
-}
+class BodyTooLargeError extends Error {}
 
-class RequestAbortedError extends Error {
-  readonly statusCode = 400;
-}
-
-function hasBody(request: FastifyRequest): boolean {
-  const length = request.headers['content-length'];
-  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-}
-
-/** Reads a body Fastify leaves unread (GET and HEAD), with the same limit. */
+/** Reads the body as raw bytes; rejects beyond `limit` (the rest of the body is read and dropped). */
 function readBody(stream: IncomingMessage, limit: number): Promise<Buffer> {
   if (Number(stream.headers['content-length']) > limit) return Promise.reject(new BodyTooLargeError());
   return new Promise((resolve, reject) => {
@@ -44,11 +37,10 @@ function readBody(stream: IncomingMessage, limit: number): Promise<Buffer> {
       chunks.push(chunk);
     };
     stream.on('data', onData);
-    stream.on('end', () => resolve(Buffer.concat(chunks, length)));
+    stream.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length)));
     stream.on('error', reject);
     stream.on('close', () => {
-      if (!stream.complete)
-        reject(new RequestAbortedError('the request was aborted before its body was read'));
+      if (!stream.complete) reject(new Error('the request was aborted before its body was read'));
     });
   });
 }
@@ -56,105 +48,161 @@ function readBody(stream: IncomingMessage, limit: number): Promise<Buffer> {
 /** Seconds a provider is asked to wait before sending again a capture that was not stored (503). */
 const RETRY_AFTER_S = '5';
 
+interface Refusal {
+  statusCode: number;
+  message: string;
+  /** Seconds, for Retry-After. */
+  retryAfter?: string;
+}
+
 /** The HTTP answer for each outcome of a capture that was not stored. */
-const REFUSALS: Record<Exclude<CaptureOutcome['kind'], 'stored'>, { statusCode: number; message: string }> = {
+const REFUSALS: Record<Exclude<CaptureOutcome['kind'], 'stored'>, Refusal> = {
   'unknown-endpoint': { statusCode: 404, message: 'no endpoint has this capture URL' },
   'inactive-endpoint': { statusCode: 403, message: 'endpoint is inactive' },
-  'rate-limited': { statusCode: 429, message: 'too many captures for this endpoint; retry after a second' },
-  unavailable: { statusCode: 503, message: 'the event could not be stored right now; retry later' },
+  'rate-limited': {
+    statusCode: 429,
+    message: 'too many captures for this endpoint; retry after a second',
+    retryAfter: '1',
+  },
+  unavailable: {
+    statusCode: 503,
+    message: 'the event could not be stored right now; retry later',
+    retryAfter: RETRY_AFTER_S,
+  },
   refused: { statusCode: 500, message: 'the request could not be stored' },
 };
+const CLOSING: Refusal = {
+  statusCode: 503,
+  message: 'the service is restarting; retry later',
+  retryAfter: RETRY_AFTER_S,
+};
 
-function rawQuery(url: string | undefined): string {
-  const index = url?.indexOf('?') ?? -1;
-  return index === -1 ? '' : (url as string).slice(index + 1);
+/** The token of a capture URL (percent-decoded), or undefined when the request is not a capture. */
+function captureOf(request: IncomingMessage): { token: string; query: string } | undefined {
+  if (!CAPTURED_METHODS.has(request.method ?? '')) return undefined;
+  const match = CAPTURE_URL.exec(request.url ?? '');
+  if (match === null) return undefined;
+  let token = match[1];
+  if (token.includes('%')) {
+    try {
+      token = decodeURIComponent(token);
+    } catch {
+      // Not a token a capture URL could have: answered as unknown.
+    }
+  }
+  return { token, query: match[2] ?? '' };
 }
 
 /**
- * `{SITE_URL}/in/:token` as a plain Fastify route in its own encapsulated context: no Nest pipeline, no
- * ORM unit of work, and no body parsing. Whatever the method or Content-Type, the body is read as raw
- * bytes (up to CAPTURE_MAX_BODY_BYTES, 413 beyond) and stored exactly as sent. Once the body is read, the
- * answer comes within CAPTURE_TIMEOUT_MS: 200 after the commit, or 503 with Retry-After. Errors answer in
- * Nest's JSON shape `{statusCode, error, message}`.
+ * The capture URL `{SITE_URL}/in/:token`, answered on Node's HTTP server before Fastify sees the request:
+ * no router, hooks, Nest pipeline, ORM unit of work or body parsing on the hot path; every other request
+ * goes on to Fastify. Whatever the method or Content-Type, the body is read as raw bytes (up to
+ * CAPTURE_MAX_BODY_BYTES, 413 beyond) and stored exactly as sent. Once the body is read, the answer comes
+ * within CAPTURE_TIMEOUT_MS: 200 after the commit, or 503 with Retry-After. Errors answer in Nest's JSON
+ * shape `{statusCode, error, message}`. While the service closes, new captures get 503 and every answer
+ * says `Connection: close`, as Fastify does for its routes.
  */
-export async function registerCaptureRoute(app: NestFastifyApplication, env: Environment): Promise<void> {
-  const capture = app.get(CaptureService);
-  const metrics = app.get(Metrics);
-  const logger = new Logger('CaptureRoute');
-  const limit = env.CAPTURE_MAX_BODY_BYTES;
-  const answerWithinMs = env.CAPTURE_TIMEOUT_MS;
-  const fastify: FastifyInstance = app.getHttpAdapter().getInstance();
+export class CaptureEdge {
+  private readonly logger = new Logger('CaptureRoute');
+  private handler?: (request: IncomingMessage, response: ServerResponse) => boolean;
+  private closing = false;
 
-  const send = (reply: FastifyReply, statusCode: number, body: object) =>
-    reply
-      .code(statusCode)
-      .header('content-type', 'application/json; charset=utf-8')
-      .send(JSON.stringify(body));
-  const sendError = (reply: FastifyReply, statusCode: number, message: string) =>
-    send(reply, statusCode, { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message });
+  /** Fastify's `serverFactory`: the server Fastify would create, with the capture URL answered first. */
+  readonly serverFactory: FastifyServerFactory = (
+    fastifyHandler: FastifyServerFactoryHandler,
+    options: Record<string, unknown>,
+  ): Server => {
+    const server = createServer((options.http ?? {}) as object, (request, response) => {
+      if (this.handler?.(request, response) !== true) fastifyHandler(request, response);
+    });
+    // What Fastify sets on a server it creates itself.
+    server.keepAliveTimeout = options.keepAliveTimeout as number;
+    server.requestTimeout = options.requestTimeout as number;
+    server.setTimeout(options.connectionTimeout as number);
+    const perSocket = options.maxRequestsPerSocket as number;
+    if (perSocket > 0) server.maxRequestsPerSocket = perSocket;
+    return server;
+  };
 
-  await fastify.register(async (scope) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: limit }, (_request, body, done) =>
-      done(null, body),
-    );
+  /** Starts answering capture URLs with `capture`, before the application listens. */
+  serve(fastify: FastifyInstance, capture: CaptureService, metrics: Metrics, env: Environment): void {
+    const limit = env.CAPTURE_MAX_BODY_BYTES;
+    const answerWithinMs = env.CAPTURE_TIMEOUT_MS;
+    const trustAll = () => true;
+    const sourceIp = env.TRUST_PROXY
+      ? (request: IncomingMessage) => proxyAddr(request, trustAll)
+      : (request: IncomingMessage) => request.socket.remoteAddress ?? null;
+    fastify.addHook('preClose', (done) => {
+      this.closing = true;
+      done();
+    });
 
-    // Fastify refuses a malformed Content-Type with 415 before any parser runs; a capture takes every
-    // request, so the header is set aside while the body is read as bytes and put back in the handler.
-    scope.addHook('onRequest', (request, _reply, done) => {
-      const contentType = request.headers['content-type'];
-      if (contentType !== undefined) {
-        (request as FastifyRequest & WithSentContentType)[SENT_CONTENT_TYPE] = contentType;
-        delete request.headers['content-type'];
+    const run = async (request: IncomingMessage, response: ServerResponse, token: string, query: string) => {
+      const started = performance.now();
+      response.once('finish', () =>
+        metrics.capture(captureOutcomeOf(response.statusCode), (performance.now() - started) / 1000),
+      );
+      if (this.closing) return this.refuse(response, CLOSING);
+      let body: Buffer;
+      try {
+        body = await readBody(request, limit);
+      } catch (error) {
+        if (error instanceof BodyTooLargeError)
+          this.refuse(response, {
+            statusCode: 413,
+            message: `the body is larger than the capture limit of ${limit} bytes`,
+          });
+        // Otherwise the request was aborted: nobody is left to answer.
+        return;
       }
-      done();
-    });
+      const outcome = await capture.capture(
+        {
+          token,
+          method: request.method as string,
+          headers: request.headers,
+          query,
+          body,
+          sourceIp: sourceIp(request),
+        },
+        Date.now() + answerWithinMs,
+      );
+      if (outcome.kind === 'stored') this.send(response, 200, JSON.stringify({ id: outcome.id }));
+      else this.refuse(response, REFUSALS[outcome.kind]);
+    };
 
-    scope.addHook('onResponse', (_request, reply, done) => {
-      metrics.capture(captureOutcomeOf(reply.statusCode), reply.elapsedTime / 1000);
-      done();
-    });
+    this.handler = (request, response) => {
+      const url = captureOf(request);
+      if (url === undefined) return false;
+      run(request, response, url.token, url.query).catch((error: Error) => {
+        this.logger.error(`capture failed: ${error.message}`);
+        if (!response.headersSent) this.refuse(response, { statusCode: 500, message: 'internal error' });
+      });
+      return true;
+    };
+  }
 
-    scope.setErrorHandler((error: FastifyError, _request, reply) => {
-      const statusCode =
-        error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500
-          ? error.statusCode
-          : 500;
-      if (statusCode === 413)
-        return sendError(reply, 413, `the body is larger than the capture limit of ${limit} bytes`);
-      if (statusCode === 500) logger.error(`capture failed: ${error.message}`);
-      return sendError(reply, statusCode, statusCode === 500 ? 'internal error' : error.message);
+  private send(
+    response: ServerResponse,
+    statusCode: number,
+    json: string,
+    headers: OutgoingHttpHeaders = {},
+  ) {
+    response.writeHead(statusCode, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(json),
+      ...(this.closing ? { connection: 'close' } : {}),
+      ...headers,
     });
+    response.end(json);
+  }
 
-    scope.route<{ Params: { token: string } }>({
-      method: CAPTURE_METHODS,
-      url: '/in/:token',
-      exposeHeadRoute: false,
-      // Helmet's browser security headers are for pages; captures answer machines, on the hot path.
-      config: { helmet: { skipRoute: true } },
-      handler: async (request, reply) => {
-        let body = request.body as Buffer | undefined;
-        if (body === undefined && hasBody(request)) body = await readBody(request.raw, limit);
-        const headers = request.headers;
-        const contentType = (request as FastifyRequest & WithSentContentType)[SENT_CONTENT_TYPE];
-        if (contentType !== undefined) headers['content-type'] = contentType;
-        const outcome = await capture.capture(
-          {
-            token: request.params.token,
-            method: request.method,
-            headers,
-            query: rawQuery(request.raw.url),
-            body: body ?? Buffer.alloc(0),
-            sourceIp: request.ip ?? null,
-          },
-          Date.now() + answerWithinMs,
-        );
-        if (outcome.kind === 'stored') return send(reply, 200, { id: outcome.id });
-        if (outcome.kind === 'rate-limited') reply.header('retry-after', '1');
-        if (outcome.kind === 'unavailable') reply.header('retry-after', RETRY_AFTER_S);
-        const { statusCode, message } = REFUSALS[outcome.kind];
-        return sendError(reply, statusCode, message);
-      },
-    });
-  });
+  private refuse(response: ServerResponse, { statusCode, message, retryAfter }: Refusal): void {
+    const error = STATUS_CODES[statusCode] ?? 'Error';
+    this.send(
+      response,
+      statusCode,
+      JSON.stringify({ statusCode, error, message }),
+      retryAfter === undefined ? {} : { 'retry-after': retryAfter },
+    );
+  }
 }
