@@ -13,6 +13,7 @@ import { AlertWorkerModule } from './mail/alert-worker.module';
 import { DestinationsModule } from './destinations/destinations.module';
 import { EndpointsModule } from './endpoints/endpoints.module';
 import { EventsModule } from './events/events.module';
+import { SearchIndexModule } from './events/search/search-index.module';
 import { ReplayModule } from './delivery/replay.module';
 import { EventStreamModule } from './realtime/event-stream.module';
 import { RealtimePublisherModule } from './realtime/realtime.module';
@@ -116,7 +117,7 @@ export class AppModule {
         ]
       : [];
     const processors = {
-      here: [DeliveryWorkerModule, BulkReplayWorkerModule, AlertWorkerModule],
+      here: [DeliveryWorkerModule, BulkReplayWorkerModule, AlertWorkerModule, SearchIndexModule],
       thread: [DeliveryThreadModule.forRoot(env)],
       none: [],
     }[workers];

@@ -1,6 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { searchSql } from '../src/events/events.repository';
 import { api, type ApiResponse, registerUser, type RegisteredUser } from './support/api-client';
 import { startTestApp, type TestApp } from './support/test-app';
+import { capture as captureWebhook, createEndpoint } from './support/webhook-fixtures';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const minutes = (n: number) => new Date(T0 + n * 60_000).toISOString();
@@ -202,17 +205,32 @@ describe('events API', () => {
       expect(ids(response)).toEqual([event.paid]);
     });
 
-    it('lets the pg_trgm index serve q (escaped % and _ keep the pattern index-friendly)', async () => {
+    it('lets the indexes serve q: the trigram index for indexed events, a btree for the others (escaped % and _ keep the pattern index-friendly)', async () => {
+      const where = searchSql('cus_123');
+      let parameter = 0;
       await db.query('begin');
       try {
+        // Of an endpoint's few rows here the planner would scan them all; over every endpoint's, the only
+        // index plan left is the one that a large table gets (a BitmapOr of the two arms' indexes).
         await db.query('set local enable_seqscan = off');
-        const plan = await db.query(`explain select id from events where body_text ilike $1`, [
-          '%cus\\_123%',
-        ]);
-        expect(plan.rows.map((row) => row['QUERY PLAN']).join('\n')).toContain('events_body_text_trgm_index');
+        await db.query('set local enable_indexscan = off');
+        const plan = await db.query(
+          `explain select id from events where ${where.sql.replace(/\?/g, () => `$${++parameter}`)}`,
+          where.bindings,
+        );
+        const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
+        expect(text).toContain('events_body_text_trgm_index');
+        expect(text).toContain('events_unsearchable_index');
+        expect(text).toContain('%cus\\_123%');
       } finally {
         await db.query('rollback');
       }
+    });
+
+    it('finds an event by q that the search indexer has not marked yet (no worker runs here)', async () => {
+      await db.query('update events set searchable = false where id = $1', [event.paid]);
+      expect(ids(await list('q=INVOICE.PAID'))).toContain(event.paid);
+      expect(ids(await list('status=delivered&q=cus_123'))).toContain(event.paid);
     });
 
     it.each([
@@ -398,6 +416,34 @@ describe('events API', () => {
       expect(inList.body.events[0]).toEqual(event);
     });
 
+    it('cuts a body over 65,536 characters (bytes when binary) in the list, with body_truncated, and returns it whole by id', async () => {
+      const long = await createEndpoint('Long bodies');
+      const text = `{"pad":"${'é'.repeat(70_000)}"}`;
+      const binary = Buffer.concat([Buffer.from([0xff, 0x00]), randomBytes(70_000)]);
+      const captured = {
+        text: await capture(long.token, text, minutes(1)),
+        binary: await capture(long.token, binary, minutes(2), 'received', 'application/octet-stream'),
+        short: await capture(long.token, '{"short":true}', minutes(3)),
+      };
+      const listed = (await call('GET', `/api/endpoints/${long.id}/events`)).body.events;
+      const byId = new Map(listed.map((item: { id: string }) => [item.id, item]));
+      expect(byId.get(captured.text)).toMatchObject({ body: text.slice(0, 65_536), body_truncated: true });
+      expect(byId.get(captured.binary)).toMatchObject({
+        body: binary.subarray(0, 65_536).toString('base64'),
+        body_encoding: 'base64',
+        body_truncated: true,
+      });
+      expect(byId.get(captured.short)).toEqual(expect.objectContaining({ body: '{"short":true}' }));
+      expect(byId.get(captured.short)).not.toHaveProperty('body_truncated');
+
+      const whole = (await call('GET', `/api/endpoints/${long.id}/events/${captured.text}`)).body.event;
+      expect(whole.body).toBe(text);
+      expect(whole).not.toHaveProperty('body_truncated');
+      const wholeBinary = (await call('GET', `/api/endpoints/${long.id}/events/${captured.binary}`)).body
+        .event;
+      expect(Buffer.from(wholeBinary.body, 'base64').equals(binary)).toBe(true);
+    });
+
     it('answers 404 for an event id that is not a UUID, unknown, or of another of your endpoints', async () => {
       const other = await createEndpoint('Other');
       const foreignEvent = await capture(other.token, '{}', minutes(0));
@@ -409,5 +455,42 @@ describe('events API', () => {
         }
       }
     });
+  });
+});
+
+describe('search indexing (a worker runs)', () => {
+  let sut: TestApp;
+  let db: Client;
+
+  beforeAll(async () => {
+    sut = await startTestApp();
+    db = new Client({ connectionString: sut.env.DATABASE_URL });
+    await db.connect();
+  });
+
+  afterAll(async () => {
+    await db.end();
+    await sut.close();
+  });
+
+  it('finds a captured event by q at once, and puts it in the trigram index within 5 s of its 200', async () => {
+    const fixture = await createEndpoint(sut.url);
+    const id = await captureWebhook(fixture, '{"type":"charge.refunded","customer":"cus_searchable"}');
+    const answeredAt = Date.now();
+    const search = async () =>
+      (
+        await api(sut.url, 'GET', `/api/endpoints/${fixture.endpointId}/events?q=cus_searchable`, {
+          token: fixture.user.accessToken,
+        })
+      ).body.events.map((event: { id: string }) => event.id);
+    expect(await search()).toEqual([id]);
+
+    let searchable = false;
+    while (!searchable && Date.now() - answeredAt < 5000) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      searchable = (await db.query('select searchable from events where id = $1', [id])).rows[0].searchable;
+    }
+    expect(searchable).toBe(true);
+    expect(await search()).toEqual([id]);
   });
 });

@@ -59,13 +59,13 @@ const HEADERS = `case kind
 /** INSERT of events number `from` to `to` (inclusive) of `total` for one endpoint. */
 function insertChunkSql(endpointId, from, to, total) {
   return `
-insert into events (id, endpoint_id, status, method, headers, query, body_text, source_ip, received_at)
+insert into events (id, endpoint_id, status, method, headers, query, body_text, source_ip, received_at, searchable)
 select md5(n::text || '${endpointId}')::uuid, '${endpointId}', status, 'POST', ${HEADERS}, '', case
     when kind = 'stripe' and n % 3 = 0 then ${STRIPE_CHARGE}
     when kind = 'stripe' then ${STRIPE_INVOICE}
     when kind = 'github' then ${GITHUB_PUSH}
     else ${SHOPIFY_ORDER} end,
-  '203.0.113.' || (n % 250), received_at
+  '203.0.113.' || (n % 250), received_at, true
 from (
   select n, received_at, extract(epoch from received_at)::bigint as epoch,
     case when n % 10 < 6 then 'stripe' when n % 10 < 8 then 'github' else 'shopify' end as kind,

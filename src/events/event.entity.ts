@@ -8,11 +8,12 @@ export type EventStatus = (typeof EVENT_STATUSES)[number];
 /**
  * One captured request. The body's exact bytes are kept in one of two columns: `body_text` when they
  * are valid UTF-8 without NUL (searchable through a trigram index), `body_bytes` otherwise.
+ * `searchable` says the trigram index covers the event (SearchIndexer marks it after the capture).
  * Rows are written by the capture path in plain SQL (see CaptureRepository); the entity serves reads.
  */
 @Entity({ tableName: 'events' })
 export class WebhookEvent {
-  [OptionalProps]?: 'status' | 'query' | 'bodyText' | 'bodyBytes' | 'sourceIp' | 'receivedAt';
+  [OptionalProps]?: 'status' | 'query' | 'bodyText' | 'bodyBytes' | 'sourceIp' | 'receivedAt' | 'searchable';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -43,4 +44,7 @@ export class WebhookEvent {
 
   @Property({ type: 'timestamptz', defaultRaw: 'now()' })
   receivedAt: Date = new Date();
+
+  @Property({ type: 'boolean', default: false })
+  searchable = false;
 }

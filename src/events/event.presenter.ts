@@ -21,6 +21,7 @@ export function toEventDto(row: EventRow): EventDto {
     ...presentBody(row),
     source_ip: row.source_ip,
     received_at: row.received_at,
+    ...(row.body_truncated ? { body_truncated: true as const } : {}),
   };
 }
 

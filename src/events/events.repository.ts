@@ -17,6 +17,8 @@ export interface EventRow {
   source_ip: string | null;
   /** ISO 8601 UTC, formatted by PostgreSQL. */
   received_at: string;
+  /** In a listed page: the body was longer than LISTED_BODY_LIMIT, and is cut to it. */
+  body_truncated?: boolean;
 }
 
 export interface DeliveryRow {
@@ -45,6 +47,17 @@ export interface EventFilters {
 
 const EVENT_COLUMNS = `id, endpoint_id, status, method, headers, query, body_text, body_bytes, source_ip,
   ${iso('received_at')} as received_at`;
+
+/**
+ * A body in a listed page is cut to this many characters (bytes for a binary body), so that a page of
+ * 100 events with bodies of megabytes never sits whole in memory; the event's own route returns it whole.
+ */
+const LISTED_BODY_LIMIT = 65_536;
+
+const LISTED_EVENT_COLUMNS = `id, endpoint_id, status, method, headers, query,
+  left(body_text, ${LISTED_BODY_LIMIT}) as body_text, substring(body_bytes from 1 for ${LISTED_BODY_LIMIT}) as body_bytes,
+  coalesce(length(body_text), length(body_bytes)) > ${LISTED_BODY_LIMIT} as body_truncated,
+  source_ip, ${iso('received_at')} as received_at`;
 
 const DELIVERY_COLUMNS = `id, event_id, destination_id, destination_url, status, attempt_count, response_code,
   response_body, attempts, ${iso('last_attempted_at')} as last_attempted_at, ${iso('created_at')} as created_at`;
@@ -80,16 +93,30 @@ export function eventFilterSql(
     bindings.push(filters.to.toISOString());
   }
   if (filters.q !== undefined) {
-    conditions.push('body_text ilike ?');
-    bindings.push(likeContains(filters.q));
+    const search = searchSql(filters.q);
+    conditions.push(search.sql);
+    bindings.push(...search.bindings);
   }
   return { sql: conditions.join(' and '), bindings };
 }
 
 /**
+ * The condition on `events` of `q`: a case-insensitive substring of the text body. The same test in two
+ * arms, so that PostgreSQL can serve it from two indexes (a BitmapOr): the trigram index of the events the
+ * search indexer has marked, and the small btree of those captured since, which a new event is found
+ * through at once.
+ */
+export function searchSql(q: string): { sql: string; bindings: unknown[] } {
+  return {
+    sql: '((searchable and body_text ilike ?) or (not searchable and body_text ilike ?))',
+    bindings: [likeContains(q), likeContains(q)],
+  };
+}
+
+/**
  * Reads of captured events and their deliveries, by endpoint (whose owner the service has checked).
  * Plain SQL shaped for the indexes: (endpoint_id, received_at desc, id desc), the same with status,
- * and the pg_trgm GIN index on body_text for `q`.
+ * and for `q` the pg_trgm GIN index on body_text of searchable events with the btree of the others.
  */
 @Injectable()
 export class EventsRepository {
@@ -101,7 +128,8 @@ export class EventsRepository {
   }
 
   /**
-   * One page, newest first (received_at, then id, descending), and the number of matching events.
+   * One page, newest first (received_at, then id, descending), its bodies cut to LISTED_BODY_LIMIT, and
+   * the number of matching events.
    * Without `q` the count is exact. A substring search cannot be counted from an index, so with `q` it
    * counts at most SEARCH_COUNT_CAP matches (`capped` says the real number is larger): a common word
    * among a million events stays fast.
@@ -115,8 +143,13 @@ export class EventsRepository {
     const where = eventFilterSql(endpointId, filters);
     const [rows, total] = await Promise.all([
       this.rows<EventRow>(
-        `select ${EVENT_COLUMNS} from events where ${where.sql}
-         order by events.received_at desc, events.id desc limit ? offset ?`,
+        // The page is picked first and its bodies cut after: cut in the same select, every row that the
+        // offset skips would be read and measured too.
+        `select ${LISTED_EVENT_COLUMNS} from (
+           select id, endpoint_id, status, method, headers, query, body_text, body_bytes, source_ip, received_at
+           from events where ${where.sql}
+           order by events.received_at desc, events.id desc limit ? offset ?
+         ) page order by received_at desc, id desc`,
         [...where.bindings, limit, (page - 1) * limit],
       ),
       this.count(endpointId, filters, where),

@@ -58,6 +58,8 @@ export interface HookEvent {
   query?: string;
   body?: string;
   body_encoding?: 'base64';
+  /** In the events list only: the body is cut to its first 65,536 characters (the event route has it whole). */
+  body_truncated?: true;
   source_ip?: string | null;
   received_at?: string;
 }

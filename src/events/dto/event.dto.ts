@@ -27,6 +27,12 @@ export class EventDto {
   source_ip!: string | null;
   /** ISO 8601 UTC. @example 2026-11-23T10:00:00.000Z */
   received_at!: string;
+  /**
+   * Present, as true, only in the events list, when the body was longer than 65,536 characters (bytes,
+   * for a body that is not text) and is cut to them there: the event's own route returns it whole.
+   */
+  @ApiProperty({ enum: [true], required: false })
+  body_truncated?: true;
 }
 
 export class DeliveryAttemptDto {
