@@ -1,3 +1,5 @@
+import Redis from 'ioredis';
+import { changesChannel, streamKey } from '../src/realtime/event-change.publisher';
 import { api } from './support/api-client';
 import { HttpsDestination } from './support/https-destination';
 import { spawnService, stopService, type ServiceProcess } from './support/service-process';
@@ -88,6 +90,39 @@ describe('event stream (SSE)', () => {
       .map((message) => JSON.parse(message.data).id);
     expect(createdIds).not.toContain(before);
     expect(new Set(resumed.messages.map((message) => message.id)).size).toBe(resumed.messages.length);
+  });
+
+  it('sends a listened endpoint its changes in stream order when two processes announce them in the other order', async () => {
+    const client = await open(sut.url);
+    const redis = new Redis(sut.env.REDIS_URL);
+    try {
+      const stream = streamKey(sut.env.REDIS_PREFIX, fixture.endpointId);
+      const change = (id: string) =>
+        JSON.stringify({
+          type: 'event.created',
+          endpointId: fixture.endpointId,
+          event: { id, endpoint_id: fixture.endpointId, status: 'received' },
+        });
+      const channel = changesChannel(sut.env.REDIS_PREFIX);
+      const zero = await redis.xadd(stream, '*', 'change', change('order-0'));
+      await redis.publish(channel, JSON.stringify([[fixture.endpointId, zero, zero]]));
+      await client.waitFor((message) => JSON.parse(message.data).id === 'order-0');
+      // Process A adds 1, process B adds 2, A adds 3; B announces its range before A announces 1..3.
+      const [one, two, three] = [
+        await redis.xadd(stream, '*', 'change', change('order-1')),
+        await redis.xadd(stream, '*', 'change', change('order-2')),
+        await redis.xadd(stream, '*', 'change', change('order-3')),
+      ];
+      await redis.publish(channel, JSON.stringify([[fixture.endpointId, two, two]]));
+      await redis.publish(channel, JSON.stringify([[fixture.endpointId, one, three]]));
+      await client.waitFor((message) => JSON.parse(message.data).id === 'order-3');
+      const order = client.messages
+        .map((message) => JSON.parse(message.data).id)
+        .filter((id: string) => id.startsWith('order-'));
+      expect(order).toEqual(['order-0', 'order-1', 'order-2', 'order-3']);
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('sends a heartbeat comment every 15 s', async () => {

@@ -25,10 +25,18 @@ export function changesChannel(prefix: string): string {
 }
 
 /**
+ * What the changes channel carries for each endpoint a flush touched: its id and the stream ids of its
+ * first and last change in that flush. Readers with a dashboard open on the endpoint read the changes
+ * from its stream (XRANGE); the others read nothing, so a capture's body crosses Redis once, not once more
+ * for every process that listens.
+ */
+export type ChangedRange = [endpointId: string, firstId: string, lastId: string];
+
+/**
  * Publishes event changes for the real-time dashboard through Redis, so that every API process sees
  * what any process captured or delivered: each change is appended to the endpoint's stream (kept
- * STREAM_HISTORY_MS, for Last-Event-ID resume) and announced on one pub/sub channel with its stream id
- * (one message per flush, holding an array of the changes).
+ * STREAM_HISTORY_MS, for Last-Event-ID resume), and one message per flush on one pub/sub channel says
+ * which stream ids each endpoint gained (ChangedRange).
  * Best effort: a Redis outage never fails a capture or a delivery.
  */
 @Injectable()
@@ -57,7 +65,6 @@ export class EventChangePublisher {
     const minId = Date.now() - STREAM_HISTORY_MS;
     const pipeline = this.redis.pipeline();
     for (const change of changes) {
-      const payload = JSON.stringify(change);
       pipeline.xadd(
         streamKey(this.prefix, change.endpointId),
         'MINID',
@@ -65,18 +72,22 @@ export class EventChangePublisher {
         String(minId),
         '*',
         'change',
-        payload,
+        JSON.stringify(change),
       );
     }
     pipeline
       .exec()
       .then((results) => {
-        const streamed = (results ?? []).flatMap(([error, id], index) =>
-          error ? [] : [{ id: id as string, ...changes[index] }],
-        );
-        // One message for everything flushed together: subscribers parse one payload per flush.
-        if (streamed.length > 0)
-          return this.redis.publish(changesChannel(this.prefix), JSON.stringify(streamed));
+        const ranges = new Map<string, ChangedRange>();
+        (results ?? []).forEach(([error, id], index) => {
+          if (error) return;
+          const endpointId = changes[index].endpointId;
+          const range = ranges.get(endpointId);
+          if (range) range[2] = id as string;
+          else ranges.set(endpointId, [endpointId, id as string, id as string]);
+        });
+        if (ranges.size > 0)
+          return this.redis.publish(changesChannel(this.prefix), JSON.stringify([...ranges.values()]));
       })
       .catch((error: Error) => this.logger.warn(`real-time publish failed: ${error.message}`));
   }

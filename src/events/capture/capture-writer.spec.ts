@@ -13,6 +13,7 @@ function capture(token: string): NewCapture {
     headers: {},
     query: '',
     body: Buffer.from('{}'),
+    bodyText: '{}',
     sourceIp: '127.0.0.1',
     receivedAt: new Date(),
   };

@@ -13,6 +13,8 @@ export interface NewCapture {
   /** The raw query string without "?". */
   query: string;
   body: Buffer;
+  /** The body as text when it is valid UTF-8 without NUL (bodyTextOf), null otherwise. */
+  bodyText: string | null;
   sourceIp: string | null;
   receivedAt: Date;
 }
@@ -72,10 +74,12 @@ interface OutcomeRow {
   delivery_ids: string[];
 }
 
-/** Text when the bytes are valid UTF-8 without NUL (PostgreSQL text cannot hold it); bytes otherwise. */
-export function splitBody(body: Buffer): { text: string | null; bytes: Buffer | null } {
-  if (isUtf8(body) && body.indexOf(0) === -1) return { text: body.toString('utf8'), bytes: null };
-  return { text: null, bytes: body };
+/**
+ * The body as text when its bytes are valid UTF-8 without NUL (PostgreSQL text cannot hold it), stored in
+ * `body_text`; null otherwise, and the bytes go to `body_bytes`.
+ */
+export function bodyTextOf(body: Buffer): string | null {
+  return isUtf8(body) && body.indexOf(0) === -1 ? body.toString('utf8') : null;
 }
 
 /**
@@ -115,14 +119,13 @@ export class CaptureRepository {
       receivedAt: [] as string[],
     };
     for (const capture of captures) {
-      const body = splitBody(capture.body);
       columns.ids.push(capture.id);
       columns.tokens.push(capture.token);
       columns.methods.push(capture.method);
       columns.headers.push(JSON.stringify(capture.headers));
       columns.queries.push(capture.query);
-      columns.texts.push(body.text);
-      columns.bytes.push(body.bytes);
+      columns.texts.push(capture.bodyText);
+      columns.bytes.push(capture.bodyText === null ? capture.body : null);
       columns.sourceIps.push(capture.sourceIp);
       columns.receivedAt.push(capture.receivedAt.toISOString());
     }

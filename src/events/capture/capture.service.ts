@@ -1,12 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { Subject } from 'rxjs';
 import type { Environment } from '../../config/environment';
 import { GroupCommitDeadlineError, GroupCommitFullError } from '../../common/group-commit';
 import { CaptureRateLimiter } from './capture-rate-limiter';
 import { CaptureWriter } from './capture-writer';
+import { bodyTextOf } from './capture.repository';
 
 /** A request that arrived at a capture URL, as the HTTP layer read it. */
 export interface CaptureRequest {
@@ -47,12 +47,6 @@ export interface CapturedEvent {
 
 /** Bodies up to this size travel with the live `event.created` message. */
 export const LIVE_BODY_LIMIT_BYTES = 4096;
-
-function liveBody(body: Buffer): string | undefined {
-  return body.length <= LIVE_BODY_LIMIT_BYTES && isUtf8(body) && !body.includes(0)
-    ? body.toString('utf8')
-    : undefined;
-}
 
 /** Tokens are 32 base64url characters; anything that cannot be one is unknown without asking the database. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{1,128}$/;
@@ -95,9 +89,10 @@ export class CaptureService {
     if (!this.rateLimiter.tryAcquire(request.token)) return { kind: 'rate-limited' };
     const eventId = randomUUID();
     const receivedAt = new Date();
+    const bodyText = bodyTextOf(request.body);
     let outcome;
     try {
-      outcome = await this.writer.write({ id: eventId, receivedAt, ...request }, answerBy);
+      outcome = await this.writer.write({ id: eventId, receivedAt, bodyText, ...request }, answerBy);
     } catch (error) {
       const reason = unavailableReason(error);
       this.logUnavailable(reason, error as Error);
@@ -112,7 +107,7 @@ export class CaptureService {
           method: request.method,
           receivedAt,
           sourceIp: request.sourceIp,
-          body: liveBody(request.body),
+          body: bodyText !== null && request.body.length <= LIVE_BODY_LIMIT_BYTES ? bodyText : undefined,
         });
         return { kind: 'stored', id: eventId };
       case 'unknown-endpoint':
