@@ -1,10 +1,13 @@
 import 'reflect-metadata';
 import { existsSync } from 'node:fs';
+import { limitHeapGrowth } from './common/heap-growth';
 import { StartupError } from './common/startup-error';
 import { ConfigurationError, loadEnvironment } from './config/environment';
 import { runAsBackgroundWork } from './delivery/background-priority';
 
 async function bootstrap(): Promise<void> {
+  // Before anything else is allocated, and for the delivery thread too (V8's flags are per process).
+  limitHeapGrowth();
   if (existsSync('.env')) process.loadEnvFile('.env');
   const env = loadEnvironment(process.env);
   if (env.APP_ROLE === 'worker') runAsBackgroundWork();
