@@ -246,18 +246,28 @@ async function meteredLoad(url, load, processPid, backends) {
   };
 }
 
-async function scenarioCapture(context) {
-  const { service, baseline, captureUrl, baselineUrl, db } = context;
-  const load = { connections: CONFIG.connections, body: webhookBody(1024) };
-  log(`scenario 1: reference server, ${CONFIG.connections} connections, ${CONFIG.captureSeconds} s`);
-  await constantLoad(baselineUrl, { ...load, duration: CONFIG.warmupSeconds });
-  const reference = await meteredLoad(
-    baselineUrl,
+/** Scenario 1's load on a server of comparison (the reference, the floor) in its database, then stops it. */
+async function measureComparison(url, processInfo, db, load) {
+  await constantLoad(url, { ...load, duration: CONFIG.warmupSeconds });
+  const result = await meteredLoad(
+    url,
     { ...load, duration: CONFIG.captureSeconds },
-    baseline.process.pid,
+    processInfo.pid,
     backendsOf(db, names.baselineDb),
   );
-  await stopProcess(baseline.process);
+  await stopProcess(processInfo);
+  return result;
+}
+
+async function scenarioCapture(context) {
+  const { service, baseline, floor, captureUrl, baselineUrl, floorUrl, db } = context;
+  const load = { connections: CONFIG.connections, body: webhookBody(1024) };
+  log(`scenario 1: reference server, ${CONFIG.connections} connections, ${CONFIG.captureSeconds} s`);
+  const reference = await measureComparison(baselineUrl, baseline.process, db, load);
+
+  log(`scenario 1: the floor (bare node:http, group commit), ${CONFIG.connections} connections`);
+  await waitForHttp(floor.process, `${floorUrl}?ready`, 30_000);
+  const bare = await measureComparison(floorUrl, floor.process, db, load);
 
   log(`scenario 1: Hooktrail, ${CONFIG.connections} connections, ${CONFIG.captureSeconds} s`);
   const rss = sampleRss(service.pid);
@@ -289,6 +299,16 @@ async function scenarioCapture(context) {
   addRow(scenario, 'reference latency p50 / p99', `${ms(reference.p50)} / ${ms(reference.p99)}`);
   addRow(
     scenario,
+    'floor: the reference with group commit on bare node:http (bench/floor-capture.js), requests/s, ratio to the reference',
+    `${rate(bare.perSecond)}, ${(bare.perSecond / reference.perSecond).toFixed(2)}×`,
+  );
+  addRow(
+    scenario,
+    'floor latency p50 / p99; CPU per capture, Node + PostgreSQL',
+    `${ms(bare.p50)} / ${ms(bare.p99)}; ${Math.round(bare.processUs)} + ${Math.round(bare.databaseUs)} µs`,
+  );
+  addRow(
+    scenario,
     'CPU per stored capture, Hooktrail / reference: Node process + its PostgreSQL backends',
     `${Math.round(measured.processUs)} + ${Math.round(measured.databaseUs)} µs / ` +
       `${Math.round(reference.processUs)} + ${Math.round(reference.databaseUs)} µs`,
@@ -300,7 +320,13 @@ async function scenarioCapture(context) {
     '0',
     measured.errors + warmup.errors === 0,
   );
-  context.captureRss = rss.peak();
+  addRow(
+    '4. memory (RSS of the service)',
+    'peak during scenario 1',
+    mb(rss.peak()),
+    '≤ 300 MB',
+    rss.peak() <= 300 * 1024 * 1024,
+  );
   notes.push(
     `Scenario 1: 1-minute load average ${reference.loadAvg.toFixed(1)} before the reference run, ` +
       `${measured.loadAvg.toFixed(1)} before Hooktrail's (${availableParallelism()} cores; above that, other work shared the machine). ` +
@@ -545,13 +571,6 @@ async function scenarioSoak(context, seeding) {
   const growth = (atEnd - atFirstMinute) / atFirstMinute;
   addRow(
     '4. memory (RSS of the service)',
-    `peak during scenario 1`,
-    mb(context.captureRss),
-    '≤ 300 MB',
-    context.captureRss === undefined ? null : context.captureRss <= 300 * 1024 * 1024,
-  );
-  addRow(
-    '4. memory (RSS of the service)',
     `soak ${CONFIG.soakSeconds} s at ${CONFIG.soakRate}/s: after ${firstMinuteMs / 1000} s → at the end`,
     `${mb(atFirstMinute)} → ${mb(atEnd)} (${growth >= 0 ? '+' : ''}${(growth * 100).toFixed(1)} %)`,
     '≤ +10 %',
@@ -755,6 +774,15 @@ async function main() {
     REDIS_URL: CONFIG.redisUrl,
   });
   cleanups.push(() => stopProcess(baselineProcess));
+  const floorPort = await freePort();
+  const floorProcess = startNode('floor', [join(__dirname, 'floor-capture.js')], {
+    NODE_PATH: join(ROOT, 'node_modules'),
+    PORT: String(floorPort),
+    DATABASE_URL: `${CONFIG.postgresUrl}/${names.baselineDb}`,
+    REDIS_URL: CONFIG.redisUrl,
+    QUEUE_KEY: `${names.redisPrefix}:floor`,
+  });
+  cleanups.push(() => stopProcess(floorProcess));
 
   const credentials = { email: `bench-${runId}@example.com`, password: randomBytes(12).toString('hex') };
   const session = await api(baseUrl, 'POST', '/api/auth/register', {
@@ -785,9 +813,11 @@ async function main() {
   const context = {
     service: serviceProcess,
     baseline: { process: baselineProcess },
+    floor: { process: floorProcess },
     baseUrl,
     captureUrl: `${baseUrl}/in/${captureEndpoint.public_token}`,
     baselineUrl: `http://127.0.0.1:${basePort}/in/${captureEndpoint.public_token}`,
+    floorUrl: `http://127.0.0.1:${floorPort}/in/${captureEndpoint.public_token}`,
     captureEndpoint,
     destinationPath: `/api/endpoints/${captureEndpoint.id}/destinations/${destination.id}`,
     token,
