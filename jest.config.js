@@ -1,7 +1,7 @@
-// Unit tests: beside the code, src/**/*.spec.ts.
+// Unit tests: beside the code, src/**/*.spec.ts and the dashboard's web/src/**/*.spec.ts.
 module.exports = {
   rootDir: '.',
-  testMatch: ['<rootDir>/src/**/*.spec.ts'],
+  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/web/src/**/*.spec.ts'],
   testEnvironment: 'node',
   transform: {
     '/node_modules/.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true } }],

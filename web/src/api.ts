@@ -239,12 +239,17 @@ export async function getAccessToken(): Promise<string | null> {
 
 /* ---------- requests ---------- */
 
+/**
+ * The answer's JSON (its text when it is not JSON; null when empty). A body cut off while it arrives
+ * rejects like the request would have: an abort stays an AbortError, anything else is a network error.
+ */
 async function readBody(response: Response): Promise<unknown> {
   let text: string;
   try {
     text = await response.text();
-  } catch {
-    return null;
+  } catch (error) {
+    if (isAbortError(error)) throw error;
+    throw new ApiError(0, [NETWORK_ERROR], null);
   }
   if (!text) return null;
   try {
