@@ -1,8 +1,9 @@
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { api } from './support/api-client';
-import { answer, HttpsDestination } from './support/https-destination';
+import { answer, HttpsDestination, type Responder } from './support/https-destination';
 import { SmtpSink } from './support/smtp-sink';
 import { startTestApp, type TestApp } from './support/test-app';
 import { addDestination, capture, createEndpoint, hasStatus, waitForEvent } from './support/webhook-fixtures';
@@ -194,6 +195,31 @@ describe('delivery engine', () => {
     const eventId = await capture(fixture);
     const event = await waitForEvent(sut.url, fixture, eventId, hasStatus('delivered'));
     expect(event.deliveries[0].response_body).toBe('x'.repeat(1024));
+  });
+
+  it('keeps a compressed response body decoded (gzip, br) and adds no header of its own', async () => {
+    const compressed =
+      (status: number, encoding: 'gzip' | 'br', text: string): Responder =>
+      (_request, response) => {
+        const body = encoding === 'gzip' ? gzipSync(text) : brotliCompressSync(text);
+        response.writeHead(status, { 'content-encoding': encoding }).end(body);
+      };
+    const sink = await destination(compressed(500, 'gzip', 'down: gzip'), compressed(200, 'br', 'fine: br'));
+    const fixture = await createEndpoint(sut.url);
+    await addDestination(sut.url, fixture, sink.url);
+    const eventId = await capture(fixture, Buffer.from('{}'), { headers: { 'x-only-this': '1' } });
+
+    const event = await waitForEvent(sut.url, fixture, eventId, hasStatus('delivered'));
+    const [first, second] = event.deliveries[0].attempts;
+    expect(first).toMatchObject({ response_code: 500, response_body: 'down: gzip' });
+    expect(second).toMatchObject({ response_code: 200, response_body: 'fine: br' });
+    // The original headers less the hop-by-hop ones, ours, and the framing: nothing the client adds itself.
+    const hop = new Set(['host', 'connection', 'content-length']);
+    const expected = [
+      ...Object.keys(event.headers).filter((name) => !hop.has(name)),
+      ...['host', 'connection', 'content-length', 'hooktrail-id', 'hooktrail-timestamp'],
+    ];
+    expect(Object.keys(sink.received[1].headers).sort()).toEqual(expected.sort());
   });
 
   it('marks the event delivered when one of two destinations succeeds and the other dead-letters', async () => {

@@ -1,9 +1,9 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
-import type { Readable } from 'node:stream';
+import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { pipeline, type Readable } from 'node:stream';
+import { createBrotliDecompress, createUnzip } from 'node:zlib';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import type { Environment } from '../config/environment';
 
@@ -38,28 +38,26 @@ export interface AttemptOutcome {
   error: string | null;
 }
 
-export const HTTP_CLIENT = Symbol('HTTP_CLIENT');
+/** The keep-alive agents the sender dials through, one per scheme. */
+export interface HttpAgents {
+  http: HttpAgent;
+  https: HttpsAgent;
+}
 
-/** axios with keep-alive agents; unless private networks are allowed, the agents refuse to dial them. */
-export function createHttpClient(allowPrivateNetworks: boolean): AxiosInstance {
+export const HTTP_AGENTS = Symbol('HTTP_AGENTS');
+
+/** Keep-alive agents; unless private networks are allowed, they refuse to dial them. */
+export function createHttpAgents(allowPrivateNetworks: boolean): HttpAgents {
   // As many idle sockets kept as may be busy: a burst of the worker's concurrent attempts would otherwise
   // close the surplus after each wave and pay a new TLS handshake for each in the next.
   const agentOptions = { keepAlive: true, maxSockets: 256, maxFreeSockets: 256 };
   const filter = { allowPrivateIPAddress: false, allowMetaIPAddress: false };
-  return axios.create({
-    httpAgent: allowPrivateNetworks
-      ? new HttpAgent(agentOptions)
-      : new RequestFilteringHttpAgent({ ...agentOptions, ...filter }),
-    httpsAgent: allowPrivateNetworks
-      ? new HttpsAgent(agentOptions)
-      : new RequestFilteringHttpsAgent({ ...agentOptions, ...filter }),
-    maxRedirects: 0,
-    responseType: 'stream',
-    decompress: true,
-    validateStatus: () => true,
-    transformRequest: [(data: unknown) => data],
-    proxy: false,
-  });
+  return allowPrivateNetworks
+    ? { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) }
+    : {
+        http: new RequestFilteringHttpAgent({ ...agentOptions, ...filter }),
+        https: new RequestFilteringHttpsAgent({ ...agentOptions, ...filter }),
+      };
 }
 
 /** The original URL's query string appended to the destination URL. */
@@ -78,8 +76,7 @@ export function forwardedHeaders(
 
 function describeError(error: unknown, timeoutMs: number): string {
   const { code, message } = error as { code?: string; message?: string };
-  if (code === 'ECONNABORTED' || code === 'ERR_CANCELED' || code === 'ETIMEDOUT')
-    return `timed out after ${timeoutMs} ms`;
+  if (code === 'ABORT_ERR' || code === 'ETIMEDOUT') return `timed out after ${timeoutMs} ms`;
   // request-filtering-agent refuses private ranges as "private" and 0.0.0.0 / :: as "meta" addresses
   if (message && /is not allowed\. Because, It is (private|meta) IP address/.test(message)) {
     return `refused: the destination resolves to a private or reserved address (${message.split('(')[0].replace('DNS lookup ', '').trim()}); set DELIVERY_ALLOW_PRIVATE_NETWORKS=true to allow it`;
@@ -112,13 +109,33 @@ async function readHead(stream: Readable, limit: number, deadline: number): Prom
   return Buffer.concat(chunks).subarray(0, limit);
 }
 
-/** Sends one attempt. Never throws: every failure becomes an outcome with its error. */
+/**
+ * The response body as its sender meant it: decompressed when its `content-encoding` says gzip, deflate
+ * or br (a decoding error ends the stream like a cut connection).
+ */
+function decodedBody(response: IncomingMessage): Readable {
+  const encoding = response.headers['content-encoding']?.trim().toLowerCase();
+  const decoder =
+    encoding === 'gzip' || encoding === 'x-gzip' || encoding === 'deflate'
+      ? createUnzip()
+      : encoding === 'br'
+        ? createBrotliDecompress()
+        : null;
+  if (!decoder) return response;
+  return pipeline(response, decoder, () => undefined);
+}
+
+/**
+ * Sends one attempt with Node's own client, straight on the keep-alive agents: no redirects followed, no
+ * proxy, the original headers as they are (Node adds Content-Length for the body). Never throws: every
+ * failure becomes an outcome with its error.
+ */
 @Injectable()
 export class DeliverySender implements OnModuleDestroy {
   private readonly timeoutMs: number;
 
   constructor(
-    @Inject(HTTP_CLIENT) private readonly http: AxiosInstance,
+    @Inject(HTTP_AGENTS) private readonly agents: HttpAgents,
     config: ConfigService<Environment, true>,
   ) {
     this.timeoutMs = config.get('DELIVERY_TIMEOUT_MS', { infer: true });
@@ -127,15 +144,9 @@ export class DeliverySender implements OnModuleDestroy {
   async send(request: OutgoingRequest): Promise<AttemptOutcome> {
     const started = Date.now();
     const deadline = started + this.timeoutMs;
-    let response: AxiosResponse<Readable>;
+    let response: IncomingMessage;
     try {
-      response = await this.http.request<Readable>({
-        method: request.method,
-        url: request.url,
-        headers: request.headers,
-        data: request.body.length > 0 ? request.body : undefined,
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
+      response = await this.request(request);
     } catch (error) {
       return {
         responseCode: null,
@@ -144,22 +155,44 @@ export class DeliverySender implements OnModuleDestroy {
         error: describeError(error, this.timeoutMs),
       };
     }
-    const head = await readHead(response.data, RESPONSE_BODY_LIMIT_BYTES, deadline);
-    const ok = response.status >= 200 && response.status < 300;
+    const status = response.statusCode ?? 0;
+    const bodyless = request.method === 'HEAD' || status === 204 || status === 304;
+    const head = await readHead(
+      bodyless ? response : decodedBody(response),
+      RESPONSE_BODY_LIMIT_BYTES,
+      deadline,
+    );
+    const ok = status >= 200 && status < 300;
     return {
-      responseCode: response.status,
+      responseCode: status,
       responseBody: head.toString('utf8').replaceAll('\u0000', '\uFFFD'), // PostgreSQL text holds no NUL
       durationMs: Date.now() - started,
-      error: ok
-        ? null
-        : response.status >= 300 && response.status < 400
-          ? 'redirects are not followed'
-          : null,
+      error: ok ? null : status >= 300 && status < 400 ? 'redirects are not followed' : null,
     };
   }
 
+  /** Resolves with the response once its head has arrived, within the time-out. */
+  private request(outgoing: OutgoingRequest): Promise<IncomingMessage> {
+    const url = new URL(outgoing.url);
+    const secure = url.protocol === 'https:';
+    return new Promise((resolve, reject) => {
+      const sent = (secure ? httpsRequest : httpRequest)(
+        url,
+        {
+          method: outgoing.method,
+          headers: outgoing.headers,
+          agent: secure ? this.agents.https : this.agents.http,
+          signal: AbortSignal.timeout(this.timeoutMs),
+        },
+        resolve,
+      );
+      sent.once('error', reject);
+      sent.end(outgoing.body.length > 0 ? outgoing.body : undefined);
+    });
+  }
+
   onModuleDestroy(): void {
-    for (const agent of [this.http.defaults.httpAgent, this.http.defaults.httpsAgent] as HttpAgent[])
-      agent?.destroy();
+    this.agents.http.destroy();
+    this.agents.https.destroy();
   }
 }

@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment';
 import { MailModule } from '../mail/mail.module';
 import { DeliveryAttemptService } from './delivery-attempt.service';
-import { createHttpClient, DeliverySender, HTTP_CLIENT } from './delivery-sender';
+import { createHttpAgents, DeliverySender, HTTP_AGENTS } from './delivery-sender';
 import { DeliverySweeper } from './delivery-sweeper.service';
 import { DeliveryWorker } from './delivery-worker.service';
 import { FifoPumpWorker } from './fifo-pump-worker.service';
@@ -19,10 +19,10 @@ import { DeliveryModule } from './delivery.module';
   imports: [DeliveryModule, MailModule],
   providers: [
     {
-      provide: HTTP_CLIENT,
+      provide: HTTP_AGENTS,
       inject: [ConfigService],
       useFactory: (config: ConfigService<Environment, true>) =>
-        createHttpClient(config.get('DELIVERY_ALLOW_PRIVATE_NETWORKS', { infer: true })),
+        createHttpAgents(config.get('DELIVERY_ALLOW_PRIVATE_NETWORKS', { infer: true })),
     },
     DeliverySender,
     FlowControlGate,
