@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { searchSql } from '../src/events/events.repository';
 import { api, type ApiResponse, registerUser, type RegisteredUser } from './support/api-client';
+import { HttpsDestination } from './support/https-destination';
 import { startTestApp, type TestApp } from './support/test-app';
-import { capture as captureWebhook, createEndpoint } from './support/webhook-fixtures';
+import { addDestination, capture as captureWebhook, createEndpoint } from './support/webhook-fixtures';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const minutes = (n: number) => new Date(T0 + n * 60_000).toISOString();
@@ -492,5 +493,24 @@ describe('search indexing (a worker runs)', () => {
     }
     expect(searchable).toBe(true);
     expect(await search()).toEqual([id]);
+  });
+
+  it('puts an event in the trigram index with the write that changes its status, not later', async () => {
+    const sink = await HttpsDestination.start();
+    try {
+      const fixture = await createEndpoint(sut.url);
+      await addDestination(sut.url, fixture, sink.url);
+      const id = await captureWebhook(fixture);
+      // The indexer runs once a second; a delivery takes milliseconds, so the status read here changes
+      // well before the indexer's next pass would have marked the row.
+      let row: { status: string; searchable: boolean } = { status: 'received', searchable: false };
+      while (row.status === 'received') {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        row = (await db.query('select status, searchable from events where id = $1', [id])).rows[0];
+      }
+      expect(row).toEqual({ status: 'delivered', searchable: true });
+    } finally {
+      await sink.close();
+    }
   });
 });

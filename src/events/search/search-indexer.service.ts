@@ -10,7 +10,8 @@ const SEARCH_INDEX_BATCH = 1000;
  * Puts captured events into the trigram index for `q`, in batches, off the capture path (a worker:
  * APP_ROLE `worker`, or the delivery thread of `all`). A capture stores its event unmarked, which costs
  * one small btree entry instead of the trigrams of its whole body; every second this marks what was
- * captured since (`searchable`), batch after batch until none is left. Until then `q` finds the event
+ * captured since (`searchable`), batch after batch until none is left, unless a change of status marked
+ * it first (event-status.ts). Until then `q` finds the event
  * through that btree (eventFilterSql), so a search never misses a stored event. Workers side by side
  * take different rows (SKIP LOCKED), and a delivery updating an event's status never waits for more than
  * one batch.
