@@ -513,4 +513,39 @@ describe('search indexing (a worker runs)', () => {
       await sink.close();
     }
   });
+
+  it('leaves an event with deliveries to its change of status for 30 s, then indexes it anyway', async () => {
+    const searchable = async (id: string) =>
+      (await db.query('select searchable from events where id = $1', [id])).rows[0].searchable as boolean;
+    const waitUntilSearchable = async (id: string) => {
+      const deadline = Date.now() + 5000;
+      while (!(await searchable(id)) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      return searchable(id);
+    };
+    const held = await createEndpoint(sut.url);
+    const destinationId = await addDestination(sut.url, held, 'https://127.0.0.1:9/hooks');
+    const paused = await api(
+      sut.url,
+      'PATCH',
+      `/api/endpoints/${held.endpointId}/destinations/${destinationId}`,
+      { token: held.user.accessToken, body: { paused: true } },
+    );
+    expect(paused.status).toBe(200);
+    const waiting = await captureWebhook(held, '{"customer":"cus_waiting_for_status"}');
+    // Captured after the held one: once the indexer has taken this, it has passed over the held one.
+    const alone = await captureWebhook(await createEndpoint(sut.url));
+    expect(await waitUntilSearchable(alone)).toBe(true);
+    expect(await searchable(waiting)).toBe(false);
+    const found = await api(
+      sut.url,
+      'GET',
+      `/api/endpoints/${held.endpointId}/events?q=cus_waiting_for_status`,
+      { token: held.user.accessToken },
+    );
+    expect(found.body.events.map((event: { id: string }) => event.id)).toEqual([waiting]);
+
+    await db.query(`update events set received_at = now() - interval '31 seconds' where id = $1`, [waiting]);
+    expect(await waitUntilSearchable(waiting)).toBe(true);
+  });
 });

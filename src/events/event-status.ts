@@ -13,8 +13,9 @@ export interface LockedEvent {
  * The events' statuses from their deliveries (spec §3): delivered once any delivery succeeded; otherwise
  * failed while any is still in progress after an attempt was made, received before any attempt;
  * dead_letter once every delivery is exhausted. Only events whose status changes are written. Since
- * their row is rewritten anyway, they go into the search index in the same write (`searchable`): one row
- * version fewer than leaving them to the SearchIndexer.
+ * their row is rewritten anyway, they go into the search index in the same write (`searchable`), and the
+ * SearchIndexer leaves events with deliveries to it: a row indexed before its status write would get its
+ * body's trigrams into the index twice.
  */
 const REFRESH_SQL = `
   with agg as (

@@ -5,16 +5,28 @@ import { PeriodicTask } from '../../common/periodic-task';
 const INDEX_INTERVAL_MS = 1000;
 /** Events marked per statement: one trigram index update and one commit for the lot. */
 const SEARCH_INDEX_BATCH = 1000;
+/**
+ * How long an event with deliveries is left for its first change of status to index it (event-status.ts):
+ * a row rewritten after it was indexed puts all of its body's trigrams into the index again.
+ */
+const STATUS_WAIT_SECONDS = 30;
+/**
+ * Events younger than this are checked for deliveries; older ones without any wait for STATUS_WAIT_SECONDS
+ * (only a pass that fell this far behind leaves one so long), which bounds the rows checked per pass.
+ */
+const FRESH_SECONDS = 5;
 
 /**
  * Puts captured events into the trigram index for `q`, in batches, off the capture path (a worker:
  * APP_ROLE `worker`, or the delivery thread of `all`). A capture stores its event unmarked, which costs
  * one small btree entry instead of the trigrams of its whole body; every second this marks what was
- * captured since (`searchable`), batch after batch until none is left, unless a change of status marked
- * it first (event-status.ts). Until then `q` finds the event
- * through that btree (eventFilterSql), so a search never misses a stored event. Workers side by side
- * take different rows (SKIP LOCKED), and a delivery updating an event's status never waits for more than
- * one batch.
+ * captured since (`searchable`), batch after batch until none is left. An event with deliveries is left to
+ * the first change of its status, which marks it in the same write (event-status.ts), for up to
+ * STATUS_WAIT_SECONDS: indexed here first, its row would go into the trigram index twice, since the status
+ * write makes a new version of it (the status is indexed, so the update cannot be HOT). Until it is
+ * marked, `q` finds the event through that btree (eventFilterSql), so a search never misses a stored
+ * event. Workers side by side take different rows (SKIP LOCKED), and a delivery updating an event's status
+ * never waits for more than one batch.
  */
 @Injectable()
 export class SearchIndexer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -45,8 +57,14 @@ export class SearchIndexer implements OnApplicationBootstrap, OnApplicationShutd
   private async indexBatch(): Promise<number> {
     const result = await this.em.getKnex().raw(
       `update events set searchable = true
-       where id in (select id from events where not searchable limit ? for update skip locked)`,
-      [SEARCH_INDEX_BATCH],
+       where id in (
+         select id from events e
+         where not searchable
+           and (received_at < now() - make_interval(secs => ?)
+                or (received_at > now() - make_interval(secs => ?)
+                    and not exists (select 1 from deliveries d where d.event_id = e.id)))
+         limit ? for update skip locked)`,
+      [STATUS_WAIT_SECONDS, FRESH_SECONDS, SEARCH_INDEX_BATCH],
     );
     return result.rowCount as number;
   }
