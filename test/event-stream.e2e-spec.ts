@@ -125,6 +125,43 @@ describe('event stream (SSE)', () => {
     }
   });
 
+  it('sends a new dashboard a change made after it connected, though announced after a later one', async () => {
+    // A new endpoint: no dashboard of it is open in this process yet, so this is its first read.
+    const quiet = await createEndpoint(sut.url);
+    const client = await SseClient.open(
+      `${sut.url}/api/endpoints/${quiet.endpointId}/events/stream`,
+      quiet.user.accessToken,
+    );
+    clients.push(client);
+    const redis = new Redis(sut.env.REDIS_URL);
+    try {
+      const stream = streamKey(sut.env.REDIS_PREFIX, quiet.endpointId);
+      const change = (id: string) =>
+        JSON.stringify({
+          type: 'event.created',
+          endpointId: quiet.endpointId,
+          event: { id, endpoint_id: quiet.endpointId, status: 'received' },
+        });
+      const channel = changesChannel(sut.env.REDIS_PREFIX);
+      // Process A adds 1, process B adds 2 and announces it; A announces 1 only then.
+      const one = await redis.xadd(stream, '*', 'change', change('first-1'));
+      const two = await redis.xadd(stream, '*', 'change', change('first-2'));
+      await redis.publish(channel, JSON.stringify([[quiet.endpointId, two, two]]));
+      await redis.publish(channel, JSON.stringify([[quiet.endpointId, one, one]]));
+      await client.waitFor((message) => JSON.parse(message.data).id === 'first-2');
+      const third = await redis.xadd(stream, '*', 'change', change('first-3'));
+      await redis.publish(channel, JSON.stringify([[quiet.endpointId, third, third]]));
+      await client.waitFor((message) => JSON.parse(message.data).id === 'first-3');
+      expect(client.messages.map((message) => JSON.parse(message.data).id)).toEqual([
+        'first-1',
+        'first-2',
+        'first-3',
+      ]);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
   it('sends a heartbeat comment every 15 s', async () => {
     const client = await open(sut.url);
     await new Promise((resolve) => setTimeout(resolve, 15_500));

@@ -41,8 +41,22 @@ export class EventStreamGateway implements OnModuleDestroy {
     const owned = await this.em.fork().count(Endpoint, { id: endpointId, user: userId });
     if (owned === 0) throw new NotFoundException('endpoint not found');
 
-    reply.hijack();
+    // Live changes are buffered while the missed ones are read, then sent after them without repeats.
+    let lastSent = lastEventId && isStreamId(lastEventId) ? lastEventId : undefined;
+    let buffered: StreamedChange[] | undefined = lastSent ? [] : undefined;
     const raw = reply.raw;
+    const send = (change: StreamedChange) => {
+      if (lastSent && compareStreamIds(change.id, lastSent) <= 0) return;
+      lastSent = change.id;
+      raw.write(format(change));
+    };
+    // Listening first: the dashboard, once told it is connected, gets every change made after that.
+    const stop = await this.changes.listen(endpointId, (change) =>
+      buffered ? buffered.push(change) : send(change),
+    );
+    if (request.raw.destroyed) return stop();
+
+    reply.hijack();
     raw.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
@@ -51,18 +65,6 @@ export class EventStreamGateway implements OnModuleDestroy {
     });
     raw.write(': connected\n\n');
     this.streams.add(raw);
-
-    // Live changes are buffered while the missed ones are read, then sent after them without repeats.
-    let lastSent = lastEventId && isStreamId(lastEventId) ? lastEventId : undefined;
-    let buffered: StreamedChange[] | undefined = lastSent ? [] : undefined;
-    const send = (change: StreamedChange) => {
-      if (lastSent && compareStreamIds(change.id, lastSent) <= 0) return;
-      lastSent = change.id;
-      raw.write(format(change));
-    };
-    const stop = this.changes.listen(endpointId, (change) =>
-      buffered ? buffered.push(change) : send(change),
-    );
     const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), HEARTBEAT_MS);
     request.raw.once('close', () => {
       this.streams.delete(raw);

@@ -23,6 +23,21 @@ export function isStreamId(value: string): boolean {
   return /^\d{1,15}-\d{1,10}$/.test(value);
 }
 
+/** The endpoints with a dashboard open in this process, and where the reading of their stream stands. */
+interface EndpointReader {
+  listeners: Set<Listener>;
+  /**
+   * The stream id up to which the changes were read: at first, the stream's last id when the first
+   * dashboard came (undefined if Redis could not say: then the first announced range is read whole).
+   */
+  readUpTo?: string;
+  /** True until that first id is known; announced ranges wait meanwhile in `waiting`, merged into one. */
+  starting: boolean;
+  waiting?: [firstId: string, lastId: string];
+  /** Settles once that first id is known. */
+  started: Promise<void>;
+}
+
 /**
  * The reading side of the real-time layer in an API process: one Redis subscription for the whole
  * process says which endpoints changed; the changes of those with a dashboard open here are read from
@@ -32,9 +47,7 @@ export function isStreamId(value: string): boolean {
 @Injectable()
 export class EventStreamService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(EventStreamService.name);
-  private readonly listeners = new Map<string, Set<Listener>>();
-  /** Of each endpoint listened to here: the stream id up to which its changes were read. */
-  private readonly readUpTo = new Map<string, string>();
+  private readonly readers = new Map<string, EndpointReader>();
   private readonly prefix: string;
   private subscriber?: Redis;
 
@@ -58,16 +71,19 @@ export class EventStreamService implements OnModuleInit, OnApplicationShutdown {
     this.subscriber?.disconnect();
   }
 
-  /** Listens to an endpoint's changes; returns the function that stops listening. */
-  listen(endpointId: string, listener: Listener): () => void {
-    const set = this.listeners.get(endpointId) ?? new Set<Listener>();
-    set.add(listener);
-    this.listeners.set(endpointId, set);
+  /**
+   * Listens to an endpoint's changes. Resolves, with the function that stops listening, once every change
+   * added to the endpoint's stream from then on will reach the listener: for the first listener of an
+   * endpoint in this process, once the stream's last id is read.
+   */
+  async listen(endpointId: string, listener: Listener): Promise<() => void> {
+    const reader = this.readers.get(endpointId) ?? this.startReading(endpointId);
+    reader.listeners.add(listener);
+    await reader.started;
     return () => {
-      set.delete(listener);
-      if (set.size > 0) return;
-      this.listeners.delete(endpointId);
-      this.readUpTo.delete(endpointId);
+      reader.listeners.delete(listener);
+      if (reader.listeners.size === 0 && this.readers.get(endpointId) === reader)
+        this.readers.delete(endpointId);
     };
   }
 
@@ -76,13 +92,38 @@ export class EventStreamService implements OnModuleInit, OnApplicationShutdown {
     return this.read(endpointId, `(${lastId}`, '+');
   }
 
+  /**
+   * Reading starts after the stream's last id, not at the first announced range: a change another process
+   * added earlier but announced later than that range is then read too.
+   */
+  private startReading(endpointId: string): EndpointReader {
+    const reader: EndpointReader = { listeners: new Set(), starting: true, started: Promise.resolve() };
+    reader.started = this.redis
+      .xrevrange(streamKey(this.prefix, endpointId), '+', '-', 'COUNT', 1)
+      .then(
+        ([last]) => last?.[0] ?? '0-0',
+        (error: Error) => {
+          this.logger.warn(`real-time start failed: ${error.message}`);
+          return undefined;
+        },
+      )
+      .then((lastId) => {
+        reader.readUpTo = lastId;
+        reader.starting = false;
+        if (reader.waiting) this.advance(endpointId, reader, ...reader.waiting);
+        reader.waiting = undefined;
+      });
+    this.readers.set(endpointId, reader);
+    return reader;
+  }
+
   private async read(endpointId: string, start: string, end: string): Promise<StreamedChange[]> {
     const entries = await this.redis.xrange(streamKey(this.prefix, endpointId), start, end, 'COUNT', 10_000);
     return entries.map(([id, fields]) => ({ id, ...(JSON.parse(fields[1]) as EventChange) }));
   }
 
   private dispatch(message: string): void {
-    if (this.listeners.size === 0) return;
+    if (this.readers.size === 0) return;
     let ranges: ChangedRange[];
     try {
       ranges = JSON.parse(message) as ChangedRange[];
@@ -91,20 +132,28 @@ export class EventStreamService implements OnModuleInit, OnApplicationShutdown {
     }
     if (!Array.isArray(ranges)) return;
     for (const [endpointId, firstId, lastId] of ranges) {
-      if (!this.listeners.has(endpointId)) continue;
-      // From where the last read of the endpoint stopped, not from this message's first id: two processes
-      // adding to one stream may announce their ranges in the other order, and what one added in between
-      // is then read once, in stream order.
-      const after = this.readUpTo.get(endpointId);
-      if (after !== undefined && compareStreamIds(lastId, after) <= 0) continue;
-      this.readUpTo.set(endpointId, lastId);
-      this.read(endpointId, after === undefined ? firstId : `(${after}`, lastId).then(
-        (changes) => {
-          for (const change of changes)
-            for (const listener of this.listeners.get(endpointId) ?? []) listener(change);
-        },
-        (error: Error) => this.logger.warn(`real-time read failed: ${error.message}`),
-      );
+      const reader = this.readers.get(endpointId);
+      if (!reader) continue;
+      if (!reader.starting) this.advance(endpointId, reader, firstId, lastId);
+      else if (!reader.waiting) reader.waiting = [firstId, lastId];
+      else if (compareStreamIds(lastId, reader.waiting[1]) > 0) reader.waiting[1] = lastId;
     }
+  }
+
+  /**
+   * Reads the endpoint's changes up to `lastId` from where the last read stopped, not from this range's
+   * first id: two processes adding to one stream may announce their ranges in the other order, and what
+   * one added in between is then read once, in stream order.
+   */
+  private advance(endpointId: string, reader: EndpointReader, firstId: string, lastId: string): void {
+    const after = reader.readUpTo;
+    if (after !== undefined && compareStreamIds(lastId, after) <= 0) return;
+    reader.readUpTo = lastId;
+    this.read(endpointId, after === undefined ? firstId : `(${after}`, lastId).then(
+      (changes) => {
+        for (const change of changes) for (const listener of reader.listeners) listener(change);
+      },
+      (error: Error) => this.logger.warn(`real-time read failed: ${error.message}`),
+    );
   }
 }
