@@ -155,6 +155,37 @@ describe('flow control: limits held across two worker processes', () => {
     }
   });
 
+  it('applies a raised rate limit to the deliveries already waiting for slots of the old one', async () => {
+    const destination = await HttpsDestination.start();
+    try {
+      const fixture = await createEndpoint(sut.url);
+      const destinationId = await addLimitedDestination(sut, fixture, {
+        url: destination.url,
+        rate_limit: 1,
+        rate_limit_period: 'minute',
+      });
+      for (let n = 0; n < 3; n++) await capture(fixture, `{"n":${n}}`);
+      await destination.waitForRequests(1);
+      // The other two have reserved the slots one and two minutes on, and their jobs wait for them.
+      await sleep(1500);
+      expect(destination.received).toHaveLength(1);
+      const raised = await api(
+        sut.url,
+        'PATCH',
+        `/api/endpoints/${fixture.endpointId}/destinations/${destinationId}`,
+        { token: fixture.user.accessToken, body: { rate_limit: 20, rate_limit_period: 'second' } },
+      );
+      expect(raised.status).toBe(200);
+      const changedAt = Date.now();
+      await destination.waitForRequests(3, 15_000);
+      console.log(
+        `rate limit raised from 1/min to 20/s: the two waiting arrived ${Date.now() - changedAt} ms after`,
+      );
+    } finally {
+      await destination.close();
+    }
+  });
+
   it('keeps at most max_in_flight attempts open at once, and reaches it', async () => {
     const { responder, mostOpen } = slowCounting(300);
     const destination = await HttpsDestination.start(responder);

@@ -90,6 +90,29 @@ export class DeliveryQueue {
     );
   }
 
+  /**
+   * Runs the deliveries' delayed jobs now; a job that is not delayed (waiting, running) or gone is left as it
+   * is. Resolves with how many were promoted.
+   */
+  async promote(deliveryIds: readonly string[]): Promise<number> {
+    if (deliveryIds.length === 0) return 0;
+    this.assertReady();
+    const promoted = await Promise.all(
+      deliveryIds.map(async (id) => {
+        const job = await this.queue.getJob(id);
+        if (!job) return false;
+        return job.promote().then(
+          () => true,
+          (error: Error) => {
+            if (error.message.endsWith('is not in a delayed state')) return false;
+            throw error;
+          },
+        );
+      }),
+    );
+    return promoted.filter(Boolean).length;
+  }
+
   /** The dispatch job each delivery is waiting in (undefined: none). */
   async dispatchesOf(deliveryIds: readonly string[]): Promise<(string | undefined)[]> {
     if (deliveryIds.length === 0) return [];

@@ -20,7 +20,9 @@ const PERMIT_GRACE_MS = 10_000;
  *   lapsed ones are dropped first, so a worker killed mid-attempt does not hold its place for ever.
  * - `rate_limit`: attempts are spaced evenly, one per period / limit (a generic cell rate algorithm
  *   without burst): the key holds the next free slot. A delivery that must wait reserves its slot and
- *   comes back for it, so a backlog is paced by one deferral per delivery, not by polling.
+ *   comes back for it, so a backlog is paced by one deferral per delivery, not by polling. The schedule's
+ *   keys are those of one interval: a changed limit starts a schedule of its own at once, instead of
+ *   queueing behind the slots the old one reserved (HeldDeliveries.repace brings those deliveries back).
  * Answers 0 (granted), the ms to the reserved slot, or -1 (every place in flight is taken).
  */
 const ACQUIRE = `
@@ -87,8 +89,8 @@ export class FlowControlGate {
     const intervalUs = limits.rateLimit ? Math.ceil(PERIOD_US[limits.rateLimitPeriod] / limits.rateLimit) : 0;
     const answer = await this.redis.flowControlAcquire(
       this.inFlightKey(destinationId),
-      `${this.prefix}:${destinationId}:next_slot`,
-      `${this.prefix}:${destinationId}:reserved:${deliveryId}`,
+      `${this.prefix}:${destinationId}:next_slot:${intervalUs}`,
+      `${this.prefix}:${destinationId}:reserved:${intervalUs}:${deliveryId}`,
       deliveryId,
       FlowControlGate.maxInFlightOf(limits) ?? 0,
       intervalUs,

@@ -44,9 +44,7 @@ export class HeldDeliveries {
       return 0;
     }
     let released = 0;
-    let after: WaitingRow | undefined;
-    for (;;) {
-      const rows = await this.waiting(destinationId, after);
+    for await (const rows of this.waitingChunks(destinationId)) {
       const now = Date.now();
       await this.queue.enqueue(
         rows.map((row) => ({
@@ -59,11 +57,39 @@ export class HeldDeliveries {
         })),
       );
       released += rows.length;
-      if (rows.length < RELEASE_CHUNK) break;
-      after = rows.at(-1);
     }
     this.logger.log({ destinationId, released }, 'resumed destination: held deliveries enqueued');
     return released;
+  }
+
+  /**
+   * The destination's rate limit changed: its deliveries whose jobs wait for a rate slot reserved under the
+   * old limit run again now, and take their place under the new one (a raised limit does not wait out the
+   * old schedule). Retries not due yet keep their time. Resolves with how many jobs were brought forward.
+   * A FIFO destination's pump takes its next slot under the new limit by itself.
+   */
+  async repace(destinationId: string): Promise<number> {
+    let promoted = 0;
+    for await (const rows of this.waitingChunks(destinationId)) {
+      const now = Date.now();
+      const due = rows.filter(
+        (row) => row.next_attempt_at === null || Date.parse(row.next_attempt_at) <= now,
+      );
+      promoted += await this.queue.promote(due.map((row) => row.id));
+    }
+    this.logger.log({ destinationId, promoted }, 'rate limit changed: deferred deliveries brought forward');
+    return promoted;
+  }
+
+  /** The destination's pending and failed deliveries, in the order they were dispatched, a chunk at a time. */
+  private async *waitingChunks(destinationId: string): AsyncGenerator<WaitingRow[]> {
+    let after: WaitingRow | undefined;
+    for (;;) {
+      const rows = await this.waiting(destinationId, after);
+      if (rows.length > 0) yield rows;
+      if (rows.length < RELEASE_CHUNK) return;
+      after = rows.at(-1);
+    }
   }
 
   private async waiting(destinationId: string, after: WaitingRow | undefined): Promise<WaitingRow[]> {

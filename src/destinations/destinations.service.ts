@@ -79,17 +79,21 @@ export class DestinationsService {
     }
     if (changes.secret !== undefined) destination.secret = changes.secret;
     if (changes.is_active !== undefined) destination.isActive = changes.is_active;
-    const { paused: wasPaused, ordering: wasOrdering } = destination;
+    const { paused, ordering, rateLimit, rateLimitPeriod } = destination;
+    const was = { paused, ordering, rateLimit, rateLimitPeriod };
     Object.assign(destination, flowControlChanges(changes));
     await this.destinations.save();
-    // On resume, or a change of ordering, the waiting backlog is released in the background (to the FIFO
-    // pump, or enqueued; the sweeper would find it too, later).
-    if (!destination.paused && (wasPaused || destination.ordering !== wasOrdering))
-      this.held
-        .release(destination.id, destination.ordering)
-        .catch((error: Error) =>
-          this.logger.warn({ destinationId: destination.id, err: error }, 'held deliveries not enqueued yet'),
-        );
+    // In the background: on resume, or a change of ordering, the waiting backlog is released (to the FIFO
+    // pump, or enqueued; the sweeper would find it too, later). On a change of rate limit, the deliveries
+    // deferred to slots of the old one come back for a slot of the new one.
+    if (destination.paused) return this.present(destination);
+    if (was.paused || destination.ordering !== was.ordering)
+      this.inBackground(destination, this.held.release(destination.id, destination.ordering));
+    else if (
+      destination.ordering === 'none' &&
+      (destination.rateLimit !== was.rateLimit || destination.rateLimitPeriod !== was.rateLimitPeriod)
+    )
+      this.inBackground(destination, this.held.repace(destination.id));
     return this.present(destination);
   }
 
@@ -97,6 +101,12 @@ export class DestinationsService {
     await this.endpoints.assertOwned(userId, endpointId);
     if (!(await this.destinations.deleteInEndpoint(endpointId, id)))
       throw new NotFoundException(DESTINATION_NOT_FOUND);
+  }
+
+  private inBackground(destination: Destination, work: Promise<number>): void {
+    work.catch((error: Error) =>
+      this.logger.warn({ destinationId: destination.id, err: error }, 'waiting deliveries not moved on yet'),
+    );
   }
 
   private async findInEndpoint(endpointId: string, id: string): Promise<Destination> {
