@@ -3,6 +3,7 @@ import { BullModule } from '@nestjs/bull';
 import { type DynamicModule, Module, type ModuleMetadata, RequestMethod } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { ThrottlerModule } from '@nestjs/throttler';
+import type Redis from 'ioredis';
 import { LoggerModule } from 'nestjs-pino';
 import { AiModule } from './ai/ai.module';
 import { AuthModule } from './auth/auth.module';
@@ -22,7 +23,8 @@ import type { AppRole, Environment } from './config/environment';
 import { ormOptions } from './database/orm-options';
 import { HealthModule } from './health/health.module';
 import { MetricsModule } from './metrics/metrics.module';
-import { RedisModule } from './redis/redis.module';
+import { REDIS, RedisModule } from './redis/redis.module';
+import { SharedThrottlerStorage } from './redis/shared-throttler-storage';
 import { UsersModule } from './users/users.module';
 
 const REDACTED_HEADERS = ['authorization', 'cookie', 'set-cookie', 'x-api-key', 'proxy-authorization'];
@@ -94,9 +96,13 @@ export class AppModule {
         forRoutesPath: 'api/{*path}',
       }),
       BullModule.forRoot({ redis: redisOptions(env.REDIS_URL), prefix: `${env.REDIS_PREFIX}:bull` }),
-      ThrottlerModule.forRoot({
-        throttlers: [{ name: 'default', ttl: 60_000, limit: env.AUTH_RATE_LIMIT_PER_MIN }],
-        errorMessage: 'too many attempts from this address; retry after the time in Retry-After',
+      ThrottlerModule.forRootAsync({
+        inject: [REDIS],
+        useFactory: (redis: Redis) => ({
+          throttlers: [{ name: 'default', ttl: 60_000, limit: env.AUTH_RATE_LIMIT_PER_MIN }],
+          errorMessage: 'too many attempts from this address; retry after the time in Retry-After',
+          storage: new SharedThrottlerStorage(redis, `${env.REDIS_PREFIX}:throttle`),
+        }),
       }),
       RedisModule,
       RealtimePublisherModule,

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { api } from '../support/api-client';
 import { HttpsDestination } from '../support/https-destination';
 import { ThrowawayRedis } from '../support/redis-server';
 import { type ServiceUnderTest, startServiceProcess } from '../support/service-process';
@@ -30,6 +31,9 @@ describe('reliability: Redis down under load', () => {
       sut = await startServiceProcess({
         REDIS_URL: redis.url,
         DELIVERY_RETRY_DELAYS_MS: '1000,1000,1000,1000',
+        // Limits far above the load: counted in Redis, and in the process while Redis is away.
+        CAPTURE_RATE_LIMIT_PER_S: '100000',
+        AUTH_RATE_LIMIT_PER_MIN: '100000',
       });
       const machine = await measureMachine(sut.url);
       const fixture = await createEndpoint(sut.url);
@@ -42,7 +46,11 @@ describe('reliability: Redis down under load', () => {
       await sleep(BEFORE_MS);
       await redis.stop();
       const down = Date.now();
-      await sleep(OUTAGE_MS);
+      await sleep(1000);
+      const login = await api(sut.url, 'POST', '/api/auth/login', {
+        body: { email: 'nobody@example.com', password: 'wrong password' },
+      });
+      await sleep(OUTAGE_MS - (Date.now() - down));
       await redis.startServer();
       const back = Date.now();
       const results = await load.results;
@@ -61,6 +69,8 @@ describe('reliability: Redis down under load', () => {
           `ledger ${JSON.stringify({ ...books, missing: books.missing.length, unaccounted: books.unaccounted.length })}`,
       );
 
+      // The auth limit counts in the process while Redis is away: a login is answered, not failed.
+      expect(login.status).toBe(401);
       expect(brokenAnswers(results, bound)).toEqual([]);
       // A Redis outage refuses no capture: every one is stored.
       expect(statusCounts(results)).toEqual({ 200: total });

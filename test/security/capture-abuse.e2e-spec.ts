@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { api, registerUser, type RegisteredUser } from '../support/api-client';
 import { send } from '../support/raw-http';
+import { type ServiceProcess, spawnService, stopService } from '../support/service-process';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 const LIMIT = 4096;
@@ -239,5 +240,55 @@ describe('capture rate limit per endpoint (CAPTURE_RATE_LIMIT_PER_S)', () => {
 
     await startOfSecond();
     expect((await send(setup.sut.url, 'POST', `/in/${flooded.token}`, { body: '{}' })).status).toBe(200);
+  });
+});
+
+describe('rate limits shared by two API processes (counted in Redis)', () => {
+  const RATE = 3;
+  const AUTH_LIMIT = 10;
+  let setup: CaptureSetup;
+  let second: ServiceProcess;
+  let secondUrl: string;
+  beforeAll(async () => {
+    const limits = { CAPTURE_RATE_LIMIT_PER_S: String(RATE), AUTH_RATE_LIMIT_PER_MIN: String(AUTH_LIMIT) };
+    setup = await setUp(limits);
+    second = await spawnService({
+      APP_ROLE: 'api',
+      DATABASE_URL: setup.sut.env.DATABASE_URL,
+      REDIS_URL: setup.sut.env.REDIS_URL,
+      REDIS_PREFIX: setup.sut.env.REDIS_PREFIX,
+      LOG_LEVEL: 'warn',
+      ...limits,
+    });
+    secondUrl = `http://127.0.0.1:${second.port}`;
+  });
+  afterAll(async () => {
+    await stopService(second);
+    await tearDown(setup);
+  });
+
+  it('lets one endpoint through CAPTURE_RATE_LIMIT_PER_S times a second in all, whichever process takes them', async () => {
+    const endpoint = await newEndpoint(setup);
+    await startOfSecond();
+    const answers = await Promise.all(
+      Array.from({ length: RATE * 4 }, (_, n) =>
+        send(n % 2 ? secondUrl : setup.sut.url, 'POST', `/in/${endpoint.token}`, { body: `{"n":${n}}` }),
+      ),
+    );
+    const statuses = answers.map((response) => response.status).sort();
+    expect(statuses).toEqual([...Array(RATE).fill(200), ...Array(RATE * 3).fill(429)]);
+    expect(await countEvents(setup, endpoint.id)).toBe(RATE);
+  });
+
+  it('answers the attempt past AUTH_RATE_LIMIT_PER_MIN from one address with 429, whichever process took the others', async () => {
+    const body = { email: 'nobody@example.com', password: 'wrong password' };
+    const statuses = [];
+    for (let attempt = 1; attempt <= AUTH_LIMIT; attempt++)
+      statuses.push(
+        (await api(attempt % 2 ? secondUrl : setup.sut.url, 'POST', '/api/auth/login', { body })).status,
+      );
+    expect(statuses).not.toContain(429);
+    for (const url of [setup.sut.url, secondUrl])
+      expect((await api(url, 'POST', '/api/auth/login', { body })).status).toBe(429);
   });
 });

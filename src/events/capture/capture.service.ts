@@ -1,9 +1,12 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import type Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { Subject } from 'rxjs';
 import type { Environment } from '../../config/environment';
 import { GroupCommitDeadlineError, GroupCommitFullError } from '../../common/group-commit';
+import { REDIS } from '../../redis/redis.module';
+import { sharedCounter } from '../../redis/shared-counter';
 import { CaptureRateLimiter } from './capture-rate-limiter';
 import { CaptureWriter } from './capture-writer';
 import { bodyTextOf } from './capture.repository';
@@ -78,15 +81,19 @@ export class CaptureService {
 
   constructor(
     private readonly writer: CaptureWriter,
+    @Inject(REDIS) redis: Redis,
     config: ConfigService<Environment, true>,
   ) {
-    this.rateLimiter = new CaptureRateLimiter(config.get('CAPTURE_RATE_LIMIT_PER_S', { infer: true }));
+    this.rateLimiter = new CaptureRateLimiter(
+      config.get('CAPTURE_RATE_LIMIT_PER_S', { infer: true }),
+      sharedCounter(redis, `${config.get('REDIS_PREFIX', { infer: true })}:capture-rate`),
+    );
   }
 
   /** Stores the request as an event, answering by `answerBy` (epoch ms) at the latest. */
   async capture(request: CaptureRequest, answerBy: number): Promise<CaptureOutcome> {
     if (!TOKEN_SHAPE.test(request.token)) return { kind: 'unknown-endpoint' };
-    if (!this.rateLimiter.tryAcquire(request.token)) return { kind: 'rate-limited' };
+    if (!(await this.rateLimiter.tryAcquire(request.token))) return { kind: 'rate-limited' };
     const eventId = randomUUID();
     const receivedAt = new Date();
     const bodyText = bodyTextOf(request.body);
