@@ -751,6 +751,7 @@ async function main() {
     REDIS_URL: CONFIG.redisUrl,
     REDIS_PREFIX: names.redisPrefix,
     JWT_SECRET: randomBytes(32).toString('hex'),
+    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     DELIVERY_ALLOW_PRIVATE_NETWORKS: 'true',
     LOG_LEVEL: 'warn',
     NODE_EXTRA_CA_CERTS: certificate.caFile,

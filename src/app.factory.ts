@@ -12,6 +12,7 @@ import { CaptureEdge } from './events/capture/capture-route';
 import { CaptureService } from './events/capture/capture.service';
 import { Metrics } from './metrics/metrics.service';
 import { serveDashboard } from './dashboard';
+import { checkStoredSecrets } from './secrets/stored-secrets';
 import { setupOpenApi } from './openapi';
 
 /** JSON bodies of the API are small; captures have their own limit (CAPTURE_MAX_BODY_BYTES). */
@@ -37,7 +38,8 @@ function closeConnectionsWhenClosing(app: NestFastifyApplication): void {
 
 /**
  * Builds the service for an environment: checks PostgreSQL and Redis (one clear line when either is
- * down), creates the database when missing, applies migrations, then creates the Nest application.
+ * down), creates the database when missing, applies migrations, checks that the configured keys open the
+ * stored secrets, then creates the Nest application.
  * Used by main.ts and by the e2e tests, so both run the same code; `workersOnMainLoop` is for the tests,
  * which host the service inside Jest (see workerPlacement).
  */
@@ -46,6 +48,7 @@ export async function createApp(
   options: { workersOnMainLoop?: boolean } = {},
 ): Promise<NestFastifyApplication> {
   await Promise.all([prepareDatabase(env.DATABASE_URL), checkRedis(env.REDIS_URL)]);
+  await checkStoredSecrets(env);
   const captureEdge = new CaptureEdge();
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(env, workerPlacement(env.APP_ROLE, options.workersOnMainLoop)),

@@ -25,6 +25,7 @@ import { HealthModule } from './health/health.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { REDIS, RedisModule } from './redis/redis.module';
 import { SharedThrottlerStorage } from './redis/shared-throttler-storage';
+import { SecretsModule } from './secrets/secrets.module';
 import { UsersModule } from './users/users.module';
 
 const REDACTED_HEADERS = ['authorization', 'cookie', 'set-cookie', 'x-api-key', 'proxy-authorization'];
@@ -105,6 +106,7 @@ export class AppModule {
         }),
       }),
       RedisModule,
+      SecretsModule,
       RealtimePublisherModule,
       HealthModule,
       MetricsModule,

@@ -31,6 +31,16 @@ describe('start-up', () => {
       /^Configuration error: JWT_SECRET is required when NODE_ENV=production/,
     ],
     [
+      'NODE_ENV=production without ENCRYPTION_KEY',
+      { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) },
+      /^Configuration error: ENCRYPTION_KEY is required when NODE_ENV=production/,
+    ],
+    [
+      'an ENCRYPTION_KEY that is not 32 bytes in base64',
+      { ENCRYPTION_KEY: 'c2hvcnQ=' },
+      /^Configuration error: ENCRYPTION_KEY must be 32 bytes in base64 \(openssl rand -base64 32\) \(got a hidden value\)$/,
+    ],
+    [
       'a short JWT_SECRET',
       { JWT_SECRET: 'short' },
       /^Configuration error: JWT_SECRET must be at least 32 characters \(got a hidden value\)$/,

@@ -16,6 +16,10 @@ import {
 } from 'class-validator';
 
 export const APP_ROLES = ['all', 'api', 'worker'] as const;
+
+/** 32 bytes in base64 (44 characters with its padding), e.g. `openssl rand -base64 32`. */
+const ENCRYPTION_KEY_SHAPE = /^[A-Za-z0-9+/]{43}=$/;
+const ENCRYPTION_KEY_MESSAGE = 'must be 32 bytes in base64 (openssl rand -base64 32)';
 export type AppRole = (typeof APP_ROLES)[number];
 
 const toBoolean = ({ value }: { value: unknown }) => {
@@ -87,6 +91,15 @@ export class Environment {
   @MinLength(32, { message: 'must be at least 32 characters' })
   @IsString({ message: 'is required when NODE_ENV=production' })
   JWT_SECRET?: string;
+
+  @ValidateIf((env: Environment) => env.NODE_ENV === 'production' || env.ENCRYPTION_KEY !== undefined)
+  @Matches(ENCRYPTION_KEY_SHAPE, { message: ENCRYPTION_KEY_MESSAGE })
+  @IsString({ message: 'is required when NODE_ENV=production' })
+  ENCRYPTION_KEY?: string;
+
+  @IsOptional()
+  @Matches(ENCRYPTION_KEY_SHAPE, { message: ENCRYPTION_KEY_MESSAGE })
+  ENCRYPTION_KEY_PREVIOUS?: string;
 
   @IsOptional()
   @Matches(/^smtps?:\/\/.+/, { message: 'must be an smtp:// or smtps:// URL, e.g. smtp://127.0.0.1:1025' })
@@ -186,6 +199,8 @@ export function loadEnvironment(source: Record<string, string | undefined>): Env
       .concat([
         'SITE_URL',
         'JWT_SECRET',
+        'ENCRYPTION_KEY',
+        'ENCRYPTION_KEY_PREVIOUS',
         'SMTP_URL',
         'GEMINI_API_KEY',
         'GEMINI_BASE_URL',

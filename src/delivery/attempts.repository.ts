@@ -1,7 +1,9 @@
 import { EntityManager } from '@mikro-orm/postgresql';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { GroupCommit } from '../common/group-commit';
 import type { FlowControl } from '../destinations/destination.entity';
+import type { SecretBox } from '../secrets/secret-box';
+import { SECRET_BOX } from '../secrets/secrets.module';
 import type { EventStatus } from '../events/event.entity';
 import { lockEvents, refreshEventStatuses } from '../events/event-status';
 import type { AttemptOutcome } from './delivery-sender';
@@ -115,7 +117,10 @@ export class AttemptsRepository {
     batchOptions,
   );
 
-  constructor(private readonly em: EntityManager) {}
+  constructor(
+    private readonly em: EntityManager,
+    @Inject(SECRET_BOX) private readonly secrets: SecretBox,
+  ) {}
 
   private get knex(): Knex {
     return this.em.getKnex();
@@ -151,7 +156,7 @@ export class AttemptsRepository {
             ? {
                 id: row.destination_id,
                 url: row.destination_url,
-                secret: row.secret,
+                secret: row.secret === null ? null : this.secrets.open(row.secret),
                 isActive: row.is_active,
                 rateLimit: row.rate_limit,
                 rateLimitPeriod: row.rate_limit_period,

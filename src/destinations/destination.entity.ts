@@ -42,8 +42,9 @@ export class Destination implements FlowControl {
   @Property({ type: 'text' })
   url!: string;
 
-  @Property({ type: 'text', nullable: true })
-  secret: string | null = null;
+  /** The signing secret, sealed (SecretBox): never the secret itself. */
+  @Property({ type: 'text', nullable: true, fieldName: 'secret' })
+  sealedSecret: string | null = null;
 
   @Property({ type: 'boolean', default: true })
   isActive = true;

@@ -1,4 +1,4 @@
-import { BadRequestException, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { isPrivateHostname } from '../common/network/private-address';
 import type { Environment } from '../config/environment';
@@ -6,6 +6,8 @@ import type { Destination, FlowControl } from './destination.entity';
 import { EndpointsService } from '../endpoints/endpoints.service';
 import { DestinationBacklogs } from '../delivery/destination-backlogs.service';
 import { HeldDeliveries } from '../delivery/held-deliveries.service';
+import type { SecretBox } from '../secrets/secret-box';
+import { SECRET_BOX } from '../secrets/secrets.module';
 import { toDestinationDtos } from './destination.presenter';
 import { DestinationsRepository } from './destinations.repository';
 import type { CreateDestinationDto } from './dto/create-destination.dto';
@@ -37,6 +39,7 @@ export class DestinationsService {
     private readonly endpoints: EndpointsService,
     private readonly backlogs: DestinationBacklogs,
     private readonly held: HeldDeliveries,
+    @Inject(SECRET_BOX) private readonly secrets: SecretBox,
     config: ConfigService<Environment, true>,
   ) {
     this.allowPrivateNetworks = config.get('DELIVERY_ALLOW_PRIVATE_NETWORKS', { infer: true });
@@ -44,7 +47,11 @@ export class DestinationsService {
 
   async list(userId: string, endpointId: string): Promise<DestinationDto[]> {
     await this.endpoints.assertOwned(userId, endpointId);
-    return toDestinationDtos(await this.destinations.listForEndpoint(endpointId), this.backlogs);
+    return toDestinationDtos(
+      await this.destinations.listForEndpoint(endpointId),
+      this.backlogs,
+      this.secrets,
+    );
   }
 
   async get(userId: string, endpointId: string, id: string): Promise<DestinationDto> {
@@ -58,7 +65,7 @@ export class DestinationsService {
     return this.present(
       await this.destinations.create(endpointId, {
         url: input.url,
-        secret: input.secret ?? null,
+        sealedSecret: this.sealed(input.secret),
         ...flowControlChanges(input),
       }),
     );
@@ -77,7 +84,7 @@ export class DestinationsService {
       this.assertPublicHost(changes.url);
       destination.url = changes.url;
     }
-    if (changes.secret !== undefined) destination.secret = changes.secret;
+    if (changes.secret !== undefined) destination.sealedSecret = this.sealed(changes.secret);
     if (changes.is_active !== undefined) destination.isActive = changes.is_active;
     const { paused, ordering, rateLimit, rateLimitPeriod } = destination;
     const was = { paused, ordering, rateLimit, rateLimitPeriod };
@@ -109,6 +116,10 @@ export class DestinationsService {
     );
   }
 
+  private sealed(secret: string | null | undefined): string | null {
+    return secret == null ? null : this.secrets.seal(secret);
+  }
+
   private async findInEndpoint(endpointId: string, id: string): Promise<Destination> {
     const destination = await this.destinations.findInEndpoint(endpointId, id);
     if (!destination) throw new NotFoundException(DESTINATION_NOT_FOUND);
@@ -116,7 +127,7 @@ export class DestinationsService {
   }
 
   private async present(destination: Destination): Promise<DestinationDto> {
-    const [dto] = await toDestinationDtos([destination], this.backlogs);
+    const [dto] = await toDestinationDtos([destination], this.backlogs, this.secrets);
     return dto;
   }
 

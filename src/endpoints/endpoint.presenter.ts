@@ -1,5 +1,6 @@
 import type { DestinationBacklogs } from '../delivery/destination-backlogs.service';
 import { toDestinationDtos } from '../destinations/destination.presenter';
+import type { SecretBox } from '../secrets/secret-box';
 import type { EndpointDto, EndpointWithDestinationsDto } from './dto/endpoint.dto';
 import type { Endpoint } from './endpoint.entity';
 
@@ -27,9 +28,10 @@ export async function toEndpointWithDestinationsDto(
   endpoint: Endpoint,
   siteUrl: string,
   backlogs: DestinationBacklogs,
+  secrets: SecretBox,
 ): Promise<EndpointWithDestinationsDto> {
   return {
     ...toEndpointDto(endpoint, siteUrl),
-    destinations: await toDestinationDtos(endpoint.destinations.getItems(), backlogs),
+    destinations: await toDestinationDtos(endpoint.destinations.getItems(), backlogs, secrets),
   };
 }

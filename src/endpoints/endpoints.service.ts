@@ -1,7 +1,9 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment';
 import { DestinationBacklogs } from '../delivery/destination-backlogs.service';
+import type { SecretBox } from '../secrets/secret-box';
+import { SECRET_BOX } from '../secrets/secrets.module';
 import type { CreateEndpointDto } from './dto/create-endpoint.dto';
 import type { EndpointDto, EndpointWithDestinationsDto } from './dto/endpoint.dto';
 import type { UpdateEndpointDto } from './dto/update-endpoint.dto';
@@ -18,6 +20,7 @@ export class EndpointsService {
   constructor(
     private readonly endpoints: EndpointsRepository,
     private readonly backlogs: DestinationBacklogs,
+    @Inject(SECRET_BOX) private readonly secrets: SecretBox,
     config: ConfigService<Environment, true>,
   ) {
     this.siteUrl = config.get('siteUrl', { infer: true });
@@ -35,7 +38,7 @@ export class EndpointsService {
   async get(userId: string, id: string): Promise<EndpointWithDestinationsDto> {
     const endpoint = await this.endpoints.findOwnedWithDestinations(userId, id);
     if (!endpoint) throw new NotFoundException(ENDPOINT_NOT_FOUND);
-    return toEndpointWithDestinationsDto(endpoint, this.siteUrl, this.backlogs);
+    return toEndpointWithDestinationsDto(endpoint, this.siteUrl, this.backlogs, this.secrets);
   }
 
   /** Changes only the fields sent; `metadata` is replaced as a whole. */

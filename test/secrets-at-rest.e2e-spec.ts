@@ -1,0 +1,144 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { Webhook } from 'standardwebhooks';
+import { api } from './support/api-client';
+import { HttpsDestination, type ReceivedRequest } from './support/https-destination';
+import { type ServiceProcess, spawnService, stopService } from './support/service-process';
+import { startTestApp, type TestApp } from './support/test-app';
+import { addDestination, capture, createEndpoint, type EndpointFixture } from './support/webhook-fixtures';
+
+function rotate(databaseUrl: string, keys: Record<string, string>) {
+  const result = spawnSync(process.execPath, ['dist/src/cli.js', 'rotate-encryption-key'], {
+    cwd: join(__dirname, '..'),
+    env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, ...keys },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { status: result.status, stdout: result.stdout.trim(), stderr: result.stderr.trim() };
+}
+
+/** Every row of every text, JSON or bytea column of the database that contains `needle`. */
+async function findInDatabase(db: Client, needle: string): Promise<string[]> {
+  const { rows: columns } = await db.query<{ table_name: string; column_name: string; data_type: string }>(
+    `select table_name, column_name, data_type from information_schema.columns
+     where table_schema = 'public' and data_type in ('text', 'character varying', 'json', 'jsonb', 'bytea')`,
+  );
+  const found: string[] = [];
+  for (const { table_name: table, column_name: column, data_type: type } of columns) {
+    const test =
+      type === 'bytea'
+        ? `position(convert_to($1, 'UTF8') in "${column}") > 0`
+        : `strpos("${column}"::text, $1) > 0`;
+    const { rows } = await db.query(`select count(*)::int as n from "${table}" where ${test}`, [needle]);
+    if (rows[0].n > 0) found.push(`${table}.${column}`);
+  }
+  return found;
+}
+
+function verifySigned(request: ReceivedRequest, secret: string): void {
+  new Webhook(Buffer.from(secret, 'utf8').toString('base64')).verify(request.body.toString('utf8'), {
+    'webhook-id': String(request.headers['hooktrail-id']),
+    'webhook-timestamp': String(request.headers['hooktrail-timestamp']),
+    'webhook-signature': String(request.headers['hooktrail-signature']),
+  });
+}
+
+describe('secrets at rest (AES-256-GCM under ENCRYPTION_KEY)', () => {
+  let sut: TestApp;
+  let db: Client;
+  let sink: HttpsDestination;
+  let fixture: EndpointFixture;
+  let destinationId: string;
+  const secret = `whsec_${randomBytes(16).toString('hex')}`;
+  const sealedValue = async () =>
+    (await db.query('select secret from destinations where id = $1', [destinationId])).rows[0]
+      .secret as string;
+  const readSecret = async (baseUrl: string) =>
+    (
+      await api(baseUrl, 'GET', `/api/endpoints/${fixture.endpointId}/destinations/${destinationId}`, {
+        token: fixture.user.accessToken,
+      })
+    ).body.destination.secret;
+
+  beforeAll(async () => {
+    // No ENCRYPTION_KEY: outside production a key is made once and kept in the database.
+    sut = await startTestApp();
+    db = new Client({ connectionString: sut.env.DATABASE_URL });
+    await db.connect();
+    sink = await HttpsDestination.start();
+    fixture = await createEndpoint(sut.url);
+    destinationId = await addDestination(sut.url, fixture, sink.url, secret);
+  });
+  afterAll(async () => {
+    await db.end();
+    await sut.close();
+    await sink.close();
+  });
+
+  it('stores a destination secret sealed, nowhere in plain text, returns it through the API and signs with it', async () => {
+    expect(await findInDatabase(db, secret)).toEqual([]);
+    expect(await sealedValue()).toMatch(/^v1\.[0-9a-f]{8}\./);
+    expect(await readSecret(sut.url)).toBe(secret);
+    const endpoint = await api(sut.url, 'GET', `/api/endpoints/${fixture.endpointId}`, {
+      token: fixture.user.accessToken,
+    });
+    expect(endpoint.body.endpoint.destinations[0].secret).toBe(secret);
+
+    await capture(fixture, '{"type":"invoice.paid"}');
+    const [received] = await sink.waitForRequests(1);
+    expect(() => verifySigned(received, secret)).not.toThrow();
+  });
+
+  it('rotates to a new key with the CLI; a service with only the new key reads and signs with every secret', async () => {
+    const before = await sealedValue();
+    const newKey = randomBytes(32).toString('base64');
+    const rotated = rotate(sut.env.DATABASE_URL, { ENCRYPTION_KEY: newKey });
+    expect(rotated).toMatchObject({ status: 0, stderr: '' });
+    const keyId = rotated.stdout.match(/^1 secret\(s\) sealed anew under key ([0-9a-f]{8});/)?.[1];
+    expect(keyId).toBeDefined();
+    const after = await sealedValue();
+    expect(after.startsWith(`v1.${keyId}.`)).toBe(true);
+    expect(after).not.toBe(before);
+    expect(await findInDatabase(db, secret)).toEqual([]);
+    // Again: nothing left to seal.
+    expect(rotate(sut.env.DATABASE_URL, { ENCRYPTION_KEY: newKey }).stdout).toMatch(
+      /^0 secret\(s\) sealed anew/,
+    );
+
+    let rotatedService: ServiceProcess | undefined;
+    try {
+      rotatedService = await spawnService({ ...serviceEnv(sut), APP_ROLE: 'all', ENCRYPTION_KEY: newKey });
+      const baseUrl = `http://127.0.0.1:${rotatedService.port}`;
+      expect(await readSecret(baseUrl)).toBe(secret);
+      await capture({ ...fixture, captureUrl: fixture.captureUrl.replace(sut.url, baseUrl) }, '{"n":2}');
+      const [, second] = await sink.waitForRequests(2);
+      expect(() => verifySigned(second, secret)).not.toThrow();
+    } finally {
+      if (rotatedService) await stopService(rotatedService);
+    }
+  });
+
+  it('does not start with a key that opens none of the stored secrets, naming the key they need', async () => {
+    const service = await spawnService(
+      { ...serviceEnv(sut), ENCRYPTION_KEY: randomBytes(32).toString('base64') },
+      { waitForHealth: false },
+    );
+    expect(await service.exited).toBe(1);
+    expect(service.output().trim()).toMatch(
+      /^Stored secrets are sealed under key [0-9a-f]{8}, which is neither ENCRYPTION_KEY \([0-9a-f]{8}\) nor ENCRYPTION_KEY_PREVIOUS/,
+    );
+  });
+});
+
+/** The environment of the service under test, for another process on the same database and Redis. */
+function serviceEnv(sut: TestApp): Record<string, string> {
+  return {
+    DATABASE_URL: sut.env.DATABASE_URL,
+    REDIS_URL: sut.env.REDIS_URL,
+    REDIS_PREFIX: sut.env.REDIS_PREFIX,
+    DELIVERY_ALLOW_PRIVATE_NETWORKS: 'true',
+    LOG_LEVEL: 'warn',
+  };
+}
