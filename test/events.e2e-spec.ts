@@ -514,7 +514,7 @@ describe('search indexing (a worker runs)', () => {
     }
   });
 
-  it('leaves an event with deliveries to its change of status for 30 s, then indexes it anyway', async () => {
+  it('leaves an event with deliveries to its change of status for 60 s, then indexes it anyway', async () => {
     const searchable = async (id: string) =>
       (await db.query('select searchable from events where id = $1', [id])).rows[0].searchable as boolean;
     const waitUntilSearchable = async (id: string) => {
@@ -545,7 +545,7 @@ describe('search indexing (a worker runs)', () => {
     );
     expect(found.body.events.map((event: { id: string }) => event.id)).toEqual([waiting]);
 
-    await db.query(`update events set received_at = now() - interval '31 seconds' where id = $1`, [waiting]);
+    await db.query(`update events set received_at = now() - interval '61 seconds' where id = $1`, [waiting]);
     expect(await waitUntilSearchable(waiting)).toBe(true);
   });
 });

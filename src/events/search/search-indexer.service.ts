@@ -7,9 +7,12 @@ const INDEX_INTERVAL_MS = 1000;
 const SEARCH_INDEX_BATCH = 1000;
 /**
  * How long an event with deliveries is left for its first change of status to index it (event-status.ts):
- * a row rewritten after it was indexed puts all of its body's trigrams into the index again.
+ * a row rewritten after it was indexed puts all of its body's trigrams into the index again. A minute
+ * covers a backlog drained within it, so that the indexer does not index beside the drain what the drain
+ * is about to index again; an event still waiting after it (a paused or rate-limited destination) is
+ * indexed by the indexer, which bounds the rows `q` reads without the trigram index.
  */
-const STATUS_WAIT_SECONDS = 30;
+const STATUS_WAIT_SECONDS = 60;
 /**
  * Events younger than this are checked for deliveries; older ones without any wait for STATUS_WAIT_SECONDS
  * (only a pass that fell this far behind leaves one so long), which bounds the rows checked per pass.
