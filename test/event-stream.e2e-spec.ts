@@ -7,6 +7,27 @@ import { SseClient } from './support/sse-client';
 import { startTestApp, type TestApp } from './support/test-app';
 import { addDestination, capture, createEndpoint, type EndpointFixture } from './support/webhook-fixtures';
 
+/** Stands for another process: adds an endpoint's changes to its stream, and announces ranges of them. */
+function otherProcess(redis: Redis, prefix: string, endpointId: string) {
+  const stream = streamKey(prefix, endpointId);
+  const channel = changesChannel(prefix);
+  return {
+    add: (id: string) =>
+      redis.xadd(
+        stream,
+        '*',
+        'change',
+        JSON.stringify({
+          type: 'event.created',
+          endpointId,
+          event: { id, endpoint_id: endpointId, status: 'received' },
+        }),
+      ) as Promise<string>,
+    announce: (firstId: string, lastId: string) =>
+      redis.publish(channel, JSON.stringify([[endpointId, firstId, lastId]])),
+  };
+}
+
 describe('event stream (SSE)', () => {
   let sut: TestApp;
   let second: ServiceProcess;
@@ -96,25 +117,18 @@ describe('event stream (SSE)', () => {
     const client = await open(sut.url);
     const redis = new Redis(sut.env.REDIS_URL);
     try {
-      const stream = streamKey(sut.env.REDIS_PREFIX, fixture.endpointId);
-      const change = (id: string) =>
-        JSON.stringify({
-          type: 'event.created',
-          endpointId: fixture.endpointId,
-          event: { id, endpoint_id: fixture.endpointId, status: 'received' },
-        });
-      const channel = changesChannel(sut.env.REDIS_PREFIX);
-      const zero = await redis.xadd(stream, '*', 'change', change('order-0'));
-      await redis.publish(channel, JSON.stringify([[fixture.endpointId, zero, zero]]));
+      const other = otherProcess(redis, sut.env.REDIS_PREFIX, fixture.endpointId);
+      const zero = await other.add('order-0');
+      await other.announce(zero, zero);
       await client.waitFor((message) => JSON.parse(message.data).id === 'order-0');
       // Process A adds 1, process B adds 2, A adds 3; B announces its range before A announces 1..3.
       const [one, two, three] = [
-        await redis.xadd(stream, '*', 'change', change('order-1')),
-        await redis.xadd(stream, '*', 'change', change('order-2')),
-        await redis.xadd(stream, '*', 'change', change('order-3')),
+        await other.add('order-1'),
+        await other.add('order-2'),
+        await other.add('order-3'),
       ];
-      await redis.publish(channel, JSON.stringify([[fixture.endpointId, two, two]]));
-      await redis.publish(channel, JSON.stringify([[fixture.endpointId, one, three]]));
+      await other.announce(two, two);
+      await other.announce(one, three);
       await client.waitFor((message) => JSON.parse(message.data).id === 'order-3');
       const order = client.messages
         .map((message) => JSON.parse(message.data).id)
@@ -135,22 +149,15 @@ describe('event stream (SSE)', () => {
     clients.push(client);
     const redis = new Redis(sut.env.REDIS_URL);
     try {
-      const stream = streamKey(sut.env.REDIS_PREFIX, quiet.endpointId);
-      const change = (id: string) =>
-        JSON.stringify({
-          type: 'event.created',
-          endpointId: quiet.endpointId,
-          event: { id, endpoint_id: quiet.endpointId, status: 'received' },
-        });
-      const channel = changesChannel(sut.env.REDIS_PREFIX);
+      const other = otherProcess(redis, sut.env.REDIS_PREFIX, quiet.endpointId);
       // Process A adds 1, process B adds 2 and announces it; A announces 1 only then.
-      const one = await redis.xadd(stream, '*', 'change', change('first-1'));
-      const two = await redis.xadd(stream, '*', 'change', change('first-2'));
-      await redis.publish(channel, JSON.stringify([[quiet.endpointId, two, two]]));
-      await redis.publish(channel, JSON.stringify([[quiet.endpointId, one, one]]));
+      const one = await other.add('first-1');
+      const two = await other.add('first-2');
+      await other.announce(two, two);
+      await other.announce(one, one);
       await client.waitFor((message) => JSON.parse(message.data).id === 'first-2');
-      const third = await redis.xadd(stream, '*', 'change', change('first-3'));
-      await redis.publish(channel, JSON.stringify([[quiet.endpointId, third, third]]));
+      const third = await other.add('first-3');
+      await other.announce(third, third);
       await client.waitFor((message) => JSON.parse(message.data).id === 'first-3');
       expect(client.messages.map((message) => JSON.parse(message.data).id)).toEqual([
         'first-1',
