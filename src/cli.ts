@@ -10,7 +10,7 @@ import { ConfigurationError, type Environment, loadEnvironment } from './config/
 import { prepareDatabase } from './database/database-bootstrap';
 import { ormOptions } from './database/orm-options';
 import { SecretBox } from './secrets/secret-box';
-import { type Query, resealSecrets, sealedKeyIds, storedGeneratedKey } from './secrets/stored-secrets';
+import { missingKeyIds, type Query, resealSecrets, storedGeneratedKey } from './secrets/stored-secrets';
 import { PLANS } from './users/user.entity';
 import { UnknownPlanError, UnknownUserError, UsersService } from './users/users.service';
 import { UsersModule } from './users/users.module';
@@ -66,10 +66,10 @@ function rotateEncryptionKey(): Promise<string> {
       ? Buffer.from(env.ENCRYPTION_KEY_PREVIOUS, 'base64')
       : await storedGeneratedKey(query);
     const box = new SecretBox(Buffer.from(env.ENCRYPTION_KEY, 'base64'), previous);
-    const unknown = (await sealedKeyIds(query)).filter((keyId) => !box.opens(keyId));
-    if (unknown.length > 0)
+    const missing = await missingKeyIds(query, box.keyIds);
+    if (missing.length > 0)
       throw new StartupError(
-        `Stored secrets are sealed under key ${unknown.join(', ')}, which is neither ENCRYPTION_KEY nor ENCRYPTION_KEY_PREVIOUS: nothing changed`,
+        `Stored secrets are sealed under key ${missing.join(', ')}, which is neither ENCRYPTION_KEY nor ENCRYPTION_KEY_PREVIOUS: nothing changed`,
       );
     const sealed = await resealSecrets(connection, box);
     return `${sealed} secret(s) sealed anew under key ${box.currentKeyId}; every stored secret is under it now`;

@@ -39,9 +39,9 @@ export class SecretBox {
     return format === FORMAT ? keyId : undefined;
   }
 
-  /** Whether this box has the key of that id. */
-  opens(keyId: string): boolean {
-    return this.keys.has(keyId);
+  /** The ids of the keys this box opens values with: the current one first. */
+  get keyIds(): string[] {
+    return [...this.keys.keys()];
   }
 
   seal(plaintext: string): string {

@@ -44,6 +44,11 @@ export async function sealedKeyIds(query: Query): Promise<string[]> {
   return [...ids];
 }
 
+/** Of the keys the stored secrets are sealed under, those that are not among `keyIds`. */
+export async function missingKeyIds(query: Query, keyIds: readonly string[]): Promise<string[]> {
+  return (await sealedKeyIds(query)).filter((keyId) => !keyIds.includes(keyId));
+}
+
 /**
  * Before the service starts: every stored secret must be sealed under ENCRYPTION_KEY (or, without it, the
  * generated key kept in the database) or ENCRYPTION_KEY_PREVIOUS; otherwise one line names the key missing.
@@ -60,7 +65,7 @@ export async function checkStoredSecrets(env: Environment): Promise<void> {
       ? Buffer.from(env.ENCRYPTION_KEY_PREVIOUS, 'base64')
       : undefined;
     const keyIds = [current, previous].flatMap((key) => (key ? [SecretBox.keyId(key)] : []));
-    const missing = (await sealedKeyIds(query)).filter((keyId) => !keyIds.includes(keyId));
+    const missing = await missingKeyIds(query, keyIds);
     if (missing.length > 0)
       throw new StartupError(
         `Stored secrets are sealed under key ${missing.join(', ')}, which is neither ENCRYPTION_KEY ` +
