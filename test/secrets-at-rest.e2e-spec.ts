@@ -107,11 +107,18 @@ describe('secrets at rest (AES-256-GCM under ENCRYPTION_KEY)', () => {
       /^0 secret\(s\) sealed anew/,
     );
 
+    // A secret an earlier version stored in plain text: the service seals it when it starts.
+    const legacyId = await addDestination(sut.url, await createEndpoint(sut.url), sink.url, 'sealed for now');
+    await db.query(`update destinations set secret = 'legacy-plain-secret' where id = $1`, [legacyId]);
+
     let rotatedService: ServiceProcess | undefined;
     try {
       rotatedService = await spawnService({ ...serviceEnv(sut), APP_ROLE: 'all', ENCRYPTION_KEY: newKey });
       const baseUrl = `http://127.0.0.1:${rotatedService.port}`;
       expect(await readSecret(baseUrl)).toBe(secret);
+      const legacy = await db.query('select secret from destinations where id = $1', [legacyId]);
+      expect(legacy.rows[0].secret.startsWith(`v1.${keyId}.`)).toBe(true);
+      expect(await findInDatabase(db, 'legacy-plain-secret')).toEqual([]);
       await capture({ ...fixture, captureUrl: fixture.captureUrl.replace(sut.url, baseUrl) }, '{"n":2}');
       const [, second] = await sink.waitForRequests(2);
       expect(() => verifySigned(second, secret)).not.toThrow();
