@@ -14,6 +14,7 @@ import { AlertWorkerModule } from './mail/alert-worker.module';
 import { DestinationsModule } from './destinations/destinations.module';
 import { EndpointsModule } from './endpoints/endpoints.module';
 import { EventsModule } from './events/events.module';
+import { IngestWorkerModule } from './ingest/dedup-keys-sweeper.service';
 import { SearchIndexModule } from './events/search/search-index.module';
 import { ReplayModule } from './delivery/replay.module';
 import { EventStreamModule } from './realtime/event-stream.module';
@@ -125,7 +126,13 @@ export class AppModule {
         ]
       : [];
     const processors = {
-      here: [DeliveryWorkerModule, BulkReplayWorkerModule, AlertWorkerModule, SearchIndexModule],
+      here: [
+        DeliveryWorkerModule,
+        BulkReplayWorkerModule,
+        AlertWorkerModule,
+        SearchIndexModule,
+        IngestWorkerModule,
+      ],
       thread: [DeliveryThreadModule.forRoot(env)],
       none: [],
     }[workers];

@@ -53,6 +53,7 @@ describe('destinations', () => {
       max_in_flight: null,
       paused: false,
       ordering: 'none',
+      filter: null,
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       backlog: { pending: 0, oldest_pending_at: null },
     });

@@ -41,6 +41,9 @@ describe('endpoints', () => {
       capture_url: `https://hooks.example.test/in/${endpoint.public_token}`,
       is_active: true,
       metadata: {},
+      verification: null,
+      inbound_auth: null,
+      dedup: null,
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
     });
     expect(Math.abs(Date.parse(endpoint.created_at) - Date.now())).toBeLessThan(10_000);

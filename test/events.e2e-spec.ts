@@ -378,6 +378,8 @@ describe('events API', () => {
         query: 'x=1',
         body: '{"hello":"world"}',
         source_ip: '127.0.0.1',
+        verification: { status: 'none', reason: null },
+        duplicate_count: 0,
         received_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       });
       expect(deliveries).toHaveLength(3);

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
 import { api } from './support/api-client';
 import { HttpsDestination, type ReceivedRequest } from './support/https-destination';
@@ -52,6 +53,16 @@ describe('secrets at rest (AES-256-GCM under ENCRYPTION_KEY)', () => {
   let fixture: EndpointFixture;
   let destinationId: string;
   const secret = `whsec_${randomBytes(16).toString('hex')}`;
+  /** The endpoint's rule secrets: its Stripe verification secret and inbound password. */
+  const stripeSecret = `whsec_${randomBytes(16).toString('hex')}`;
+  const inboundPassword = randomBytes(12).toString('hex');
+  /** The headers a capture needs: the inbound credential and a Stripe signature of the body. */
+  const signed = (payload: string) => ({
+    headers: {
+      authorization: `Basic ${Buffer.from(`provider:${inboundPassword}`).toString('base64')}`,
+      'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: stripeSecret }),
+    },
+  });
   const sealedValue = async () =>
     (await db.query('select secret from destinations where id = $1', [destinationId])).rows[0]
       .secret as string;
@@ -70,6 +81,14 @@ describe('secrets at rest (AES-256-GCM under ENCRYPTION_KEY)', () => {
     sink = await HttpsDestination.start();
     fixture = await createEndpoint(sut.url);
     destinationId = await addDestination(sut.url, fixture, sink.url, secret);
+    const rules = await api(sut.url, 'PATCH', `/api/endpoints/${fixture.endpointId}`, {
+      token: fixture.user.accessToken,
+      body: {
+        verification: { provider: 'stripe', secret: stripeSecret },
+        inbound_auth: { type: 'basic', username: 'provider', password: inboundPassword },
+      },
+    });
+    expect(rules.status).toBe(200);
   });
   afterAll(async () => {
     await db.end();
@@ -78,15 +97,19 @@ describe('secrets at rest (AES-256-GCM under ENCRYPTION_KEY)', () => {
   });
 
   it('stores a destination secret sealed, nowhere in plain text, returns it through the API and signs with it', async () => {
-    expect(await findInDatabase(db, secret)).toEqual([]);
+    for (const plain of [secret, stripeSecret, inboundPassword])
+      expect(await findInDatabase(db, plain)).toEqual([]);
     expect(await sealedValue()).toMatch(/^v1\.[0-9a-f]{8}\./);
     expect(await readSecret(sut.url)).toBe(secret);
     const endpoint = await api(sut.url, 'GET', `/api/endpoints/${fixture.endpointId}`, {
       token: fixture.user.accessToken,
     });
     expect(endpoint.body.endpoint.destinations[0].secret).toBe(secret);
+    expect(endpoint.body.endpoint.verification.secret).toBe(`••••${stripeSecret.slice(-4)}`);
+    expect(endpoint.body.endpoint.inbound_auth.password).toBe(`••••${inboundPassword.slice(-4)}`);
 
-    await capture(fixture, '{"type":"invoice.paid"}');
+    const payload = '{"type":"invoice.paid"}';
+    await capture(fixture, payload, signed(payload));
     const [received] = await sink.waitForRequests(1);
     expect(() => verifySigned(received, secret)).not.toThrow();
   });
@@ -96,12 +119,14 @@ describe('secrets at rest (AES-256-GCM under ENCRYPTION_KEY)', () => {
     const newKey = randomBytes(32).toString('base64');
     const rotated = rotate(sut.env.DATABASE_URL, { ENCRYPTION_KEY: newKey });
     expect(rotated).toMatchObject({ status: 0, stderr: '' });
-    const keyId = rotated.stdout.match(/^1 secret\(s\) sealed anew under key ([0-9a-f]{8});/)?.[1];
+    // The destination's secret and the endpoint's two rule secrets.
+    const keyId = rotated.stdout.match(/^3 secret\(s\) sealed anew under key ([0-9a-f]{8});/)?.[1];
     expect(keyId).toBeDefined();
     const after = await sealedValue();
     expect(after.startsWith(`v1.${keyId}.`)).toBe(true);
     expect(after).not.toBe(before);
-    expect(await findInDatabase(db, secret)).toEqual([]);
+    for (const plain of [secret, stripeSecret, inboundPassword])
+      expect(await findInDatabase(db, plain)).toEqual([]);
     // Again: nothing left to seal.
     expect(rotate(sut.env.DATABASE_URL, { ENCRYPTION_KEY: newKey }).stdout).toMatch(
       /^0 secret\(s\) sealed anew/,
@@ -119,9 +144,12 @@ describe('secrets at rest (AES-256-GCM under ENCRYPTION_KEY)', () => {
       const legacy = await db.query('select secret from destinations where id = $1', [legacyId]);
       expect(legacy.rows[0].secret.startsWith(`v1.${keyId}.`)).toBe(true);
       expect(await findInDatabase(db, 'legacy-plain-secret')).toEqual([]);
-      await capture({ ...fixture, captureUrl: fixture.captureUrl.replace(sut.url, baseUrl) }, '{"n":2}');
+      const rotatedFixture = { ...fixture, captureUrl: fixture.captureUrl.replace(sut.url, baseUrl) };
+      const eventId = await capture(rotatedFixture, '{"n":2}', signed('{"n":2}'));
       const [, second] = await sink.waitForRequests(2);
       expect(() => verifySigned(second, secret)).not.toThrow();
+      const event = await db.query('select verification_status from events where id = $1', [eventId]);
+      expect(event.rows[0].verification_status).toBe('verified');
     } finally {
       if (rotatedService) await stopService(rotatedService);
     }

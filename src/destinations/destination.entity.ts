@@ -1,6 +1,7 @@
 import { OptionalProps, Entity, Enum, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { Endpoint } from '../endpoints/endpoint.entity';
+import type { FilterRule } from '../ingest/filter';
 
 export const RATE_LIMIT_PERIODS = ['second', 'minute'] as const;
 export type RateLimitPeriod = (typeof RATE_LIMIT_PERIODS)[number];
@@ -31,7 +32,8 @@ export class Destination implements FlowControl {
     | 'rateLimitPeriod'
     | 'maxInFlight'
     | 'paused'
-    | 'ordering';
+    | 'ordering'
+    | 'filter';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -63,6 +65,10 @@ export class Destination implements FlowControl {
 
   @Enum({ items: () => DELIVERY_ORDERINGS, type: 'text', default: 'none' })
   ordering: DeliveryOrdering = 'none';
+
+  /** Which events it gets (README, "Destination filters"); null: every event. */
+  @Property({ type: 'jsonb', nullable: true })
+  filter: FilterRule | null = null;
 
   @Property({ type: 'timestamptz', defaultRaw: 'now()' })
   createdAt: Date = new Date();

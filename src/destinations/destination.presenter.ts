@@ -20,6 +20,7 @@ function toDestinationDto(
     max_in_flight: destination.maxInFlight,
     paused: destination.paused,
     ordering: destination.ordering,
+    filter: destination.filter,
     created_at: destination.createdAt.toISOString(),
     backlog: {
       pending: backlog.pending,

@@ -66,6 +66,7 @@ export class DestinationsService {
       await this.destinations.create(endpointId, {
         url: input.url,
         sealedSecret: this.sealed(input.secret),
+        filter: input.filter ?? null,
         ...flowControlChanges(input),
       }),
     );
@@ -86,6 +87,7 @@ export class DestinationsService {
     }
     if (changes.secret !== undefined) destination.sealedSecret = this.sealed(changes.secret);
     if (changes.is_active !== undefined) destination.isActive = changes.is_active;
+    if (changes.filter !== undefined) destination.filter = changes.filter;
     const { paused, ordering, rateLimit, rateLimitPeriod } = destination;
     const was = { paused, ordering, rateLimit, rateLimitPeriod };
     Object.assign(destination, flowControlChanges(changes));

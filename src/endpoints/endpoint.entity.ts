@@ -11,6 +11,7 @@ import {
 } from '@mikro-orm/core';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Destination } from '../destinations/destination.entity';
+import type { DedupSettings, InboundAuthSettings, VerificationSettings } from '../ingest/ingest-rules';
 import { User } from '../users/user.entity';
 
 /** 24 random bytes (192 bits), base64url: 32 URL-safe characters. */
@@ -21,7 +22,17 @@ export function newPublicToken(): string {
 @Entity({ tableName: 'endpoints' })
 @Index({ properties: ['user', 'createdAt'] })
 export class Endpoint {
-  [OptionalProps]?: 'publicToken' | 'isActive' | 'metadata' | 'createdAt';
+  [OptionalProps]?:
+    | 'publicToken'
+    | 'isActive'
+    | 'metadata'
+    | 'createdAt'
+    | 'verification'
+    | 'verificationSecret'
+    | 'inboundAuth'
+    | 'inboundAuthSecret'
+    | 'dedup'
+    | 'rulesVersion';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -41,6 +52,29 @@ export class Endpoint {
 
   @Property({ type: 'jsonb', default: '{}' })
   metadata: Record<string, unknown> = {};
+
+  /** How the provider's signature is checked, without its secret; null: not checked. */
+  @Property({ type: 'jsonb', nullable: true })
+  verification: VerificationSettings | null = null;
+
+  /** The verification secret, sealed (SecretBox). */
+  @Property({ type: 'text', nullable: true })
+  verificationSecret: string | null = null;
+
+  /** The credential a capture must carry, without its secret part; null: none. */
+  @Property({ type: 'jsonb', nullable: true })
+  inboundAuth: InboundAuthSettings | null = null;
+
+  /** The inbound password (basic) or header value, sealed (SecretBox). */
+  @Property({ type: 'text', nullable: true })
+  inboundAuthSecret: string | null = null;
+
+  @Property({ type: 'jsonb', nullable: true })
+  dedup: DedupSettings | null = null;
+
+  /** Raised by the database on every change a capture is judged by (see the ingest_rules migration). */
+  @Property({ type: 'integer', default: 0 })
+  rulesVersion = 0;
 
   @Property({ type: 'timestamptz', defaultRaw: 'now()' })
   createdAt: Date = new Date();

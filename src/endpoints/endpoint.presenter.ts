@@ -1,5 +1,6 @@
 import type { DestinationBacklogs } from '../delivery/destination-backlogs.service';
 import { toDestinationDtos } from '../destinations/destination.presenter';
+import { maskSecret } from '../ingest/ingest-rules';
 import type { SecretBox } from '../secrets/secret-box';
 import type { EndpointDto, EndpointWithDestinationsDto } from './dto/endpoint.dto';
 import type { Endpoint } from './endpoint.entity';
@@ -9,8 +10,28 @@ export function captureUrl(siteUrl: string, publicToken: string): string {
   return `${siteUrl}/in/${publicToken}`;
 }
 
-/** The API shape of an endpoint (spec §2, snake_case), with its capture URL. */
-export function toEndpointDto(endpoint: Endpoint, siteUrl: string): EndpointDto {
+/** The ingest rules as answered: their secrets masked. */
+function presentRules(
+  endpoint: Endpoint,
+  secrets: SecretBox,
+): Pick<EndpointDto, 'verification' | 'inbound_auth' | 'dedup'> {
+  const masked = (sealed: string | null) => maskSecret(sealed === null ? '' : secrets.open(sealed));
+  const { verification, inboundAuth } = endpoint;
+  return {
+    verification:
+      verification === null ? null : { ...verification, secret: masked(endpoint.verificationSecret) },
+    inbound_auth:
+      inboundAuth === null
+        ? null
+        : inboundAuth.type === 'basic'
+          ? { ...inboundAuth, password: masked(endpoint.inboundAuthSecret) }
+          : { ...inboundAuth, value: masked(endpoint.inboundAuthSecret) },
+    dedup: endpoint.dedup,
+  };
+}
+
+/** The API shape of an endpoint (spec §2, snake_case), with its capture URL and ingest rules. */
+export function toEndpointDto(endpoint: Endpoint, siteUrl: string, secrets: SecretBox): EndpointDto {
   return {
     id: endpoint.id,
     user_id: endpoint.user.id,
@@ -19,6 +40,7 @@ export function toEndpointDto(endpoint: Endpoint, siteUrl: string): EndpointDto 
     capture_url: captureUrl(siteUrl, endpoint.publicToken),
     is_active: endpoint.isActive,
     metadata: endpoint.metadata,
+    ...presentRules(endpoint, secrets),
     created_at: endpoint.createdAt.toISOString(),
   };
 }
@@ -31,7 +53,7 @@ export async function toEndpointWithDestinationsDto(
   secrets: SecretBox,
 ): Promise<EndpointWithDestinationsDto> {
   return {
-    ...toEndpointDto(endpoint, siteUrl),
+    ...toEndpointDto(endpoint, siteUrl, secrets),
     destinations: await toDestinationDtos(endpoint.destinations.getItems(), backlogs, secrets),
   };
 }

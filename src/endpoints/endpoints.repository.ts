@@ -31,13 +31,12 @@ export class EndpointsRepository {
     return (await this.em.count(Endpoint, { id, user: userId })) > 0;
   }
 
-  async create(userId: string, name: string): Promise<Endpoint> {
-    const endpoint = this.em.create(Endpoint, { user: this.em.getReference(User, userId), name });
-    await this.em.flush();
-    return endpoint;
+  /** A new endpoint, written by the next `save`. */
+  build(userId: string, name: string): Endpoint {
+    return this.em.create(Endpoint, { user: this.em.getReference(User, userId), name });
   }
 
-  /** Writes the changes made to loaded endpoints. */
+  /** Writes the endpoints built and the changes made to loaded ones. */
   async save(): Promise<void> {
     await this.em.flush();
   }

@@ -4,6 +4,8 @@ import { Endpoint } from '../endpoints/endpoint.entity';
 
 export const EVENT_STATUSES = ['received', 'delivered', 'failed', 'dead_letter'] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
+export const VERIFICATION_STATUSES = ['verified', 'failed', 'none'] as const;
+export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
 
 /**
  * One captured request. The body's exact bytes are kept in one of two columns: `body_text` when they
@@ -13,7 +15,17 @@ export type EventStatus = (typeof EVENT_STATUSES)[number];
  */
 @Entity({ tableName: 'events' })
 export class WebhookEvent {
-  [OptionalProps]?: 'status' | 'query' | 'bodyText' | 'bodyBytes' | 'sourceIp' | 'receivedAt' | 'searchable';
+  [OptionalProps]?:
+    | 'status'
+    | 'query'
+    | 'bodyText'
+    | 'bodyBytes'
+    | 'sourceIp'
+    | 'receivedAt'
+    | 'searchable'
+    | 'verificationStatus'
+    | 'verificationReason'
+    | 'duplicateCount';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -47,4 +59,15 @@ export class WebhookEvent {
 
   @Property({ type: 'boolean', default: false })
   searchable = false;
+
+  /** The provider's signature: `verified`, `failed` (see `verificationReason`) or `none` (not checked). */
+  @Enum({ items: () => VERIFICATION_STATUSES, type: 'text', default: 'none' })
+  verificationStatus: VerificationStatus = 'none';
+
+  @Property({ type: 'text', nullable: true })
+  verificationReason: string | null = null;
+
+  /** Repeats of this event the endpoint's dedup answered without storing them. */
+  @Property({ type: 'integer', default: 0 })
+  duplicateCount = 0;
 }

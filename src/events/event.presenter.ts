@@ -21,6 +21,8 @@ export function toEventDto(row: EventRow): EventDto {
     ...presentBody(row),
     source_ip: row.source_ip,
     received_at: row.received_at,
+    verification: { status: row.verification_status, reason: row.verification_reason },
+    duplicate_count: row.duplicate_count,
     ...(row.body_truncated ? { body_truncated: true as const } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBearerAuth,
@@ -12,6 +12,7 @@ import { type AuthUser, CurrentUser } from '../common/decorators/current-user.de
 import { ResourceIdPipe } from '../common/pipes/resource-id.pipe';
 import { DeliveryListResponseDto, EventListResponseDto, EventResponseDto } from './dto/event.dto';
 import { ListEventsQuery } from './dto/list-events.query';
+import { EventRoutingResponseDto, FilterVerdictDto, TestFilterDto } from './dto/routing.dto';
 import { EventsService } from './events.service';
 
 @ApiTags('events')
@@ -58,5 +59,34 @@ export class EventsController {
     @Param('eId', new ResourceIdPipe('event')) eventId: string,
   ): Promise<DeliveryListResponseDto> {
     return { deliveries: await this.events.listDeliveries(user.id, endpointId, eventId) };
+  }
+
+  @Get(':eId/routing')
+  @ApiOperation({
+    summary: 'Which destinations the event would be delivered to if it were captured now, and why not',
+  })
+  @ApiOkResponse({ type: EventRoutingResponseDto })
+  @ApiNotFoundResponse({ description: 'No such endpoint or event (or not yours)' })
+  routing(
+    @CurrentUser() user: AuthUser,
+    @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
+    @Param('eId', new ResourceIdPipe('event')) eventId: string,
+  ): Promise<EventRoutingResponseDto> {
+    return this.events.routing(user.id, endpointId, eventId);
+  }
+
+  @Post(':eId/filter-test')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Try a destination filter on the event (nothing is saved or sent)' })
+  @ApiOkResponse({ type: FilterVerdictDto })
+  @ApiBadRequestResponse({ description: 'The filter is not a valid rule (the message names its path)' })
+  @ApiNotFoundResponse({ description: 'No such endpoint or event (or not yours)' })
+  testFilter(
+    @CurrentUser() user: AuthUser,
+    @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
+    @Param('eId', new ResourceIdPipe('event')) eventId: string,
+    @Body() body: TestFilterDto,
+  ): Promise<FilterVerdictDto> {
+    return this.events.testFilter(user.id, endpointId, eventId, body.filter);
   }
 }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DeliveryModule } from '../delivery/delivery.module';
 import { EndpointsModule } from '../endpoints/endpoints.module';
 import { CaptureWriter, captureRepositoryProvider } from './capture/capture-writer';
+import { CaptureRulesCache } from './capture/capture-rules.cache';
 import { CaptureService } from './capture/capture.service';
 import { EventsController } from './events.controller';
 import { EventsRepository } from './events.repository';
@@ -14,7 +15,14 @@ import { EventsService } from './events.service';
 @Module({
   imports: [EndpointsModule, DeliveryModule],
   controllers: [EventsController],
-  providers: [EventsService, EventsRepository, CaptureService, CaptureWriter, captureRepositoryProvider],
+  providers: [
+    EventsService,
+    EventsRepository,
+    CaptureService,
+    CaptureWriter,
+    CaptureRulesCache,
+    captureRepositoryProvider,
+  ],
   exports: [CaptureService],
 })
 export class EventsModule {}

@@ -1,8 +1,9 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import type { DeliveryAttempt, DeliveryStatus } from '../delivery/delivery.entity';
+import type { FilterRule } from '../ingest/filter';
 import { countEvents } from './event-counts';
-import type { EventStatus } from './event.entity';
+import type { EventStatus, VerificationStatus } from './event.entity';
 import { isoColumn as iso } from '../database/iso-column';
 
 export interface EventRow {
@@ -17,6 +18,9 @@ export interface EventRow {
   source_ip: string | null;
   /** ISO 8601 UTC, formatted by PostgreSQL. */
   received_at: string;
+  verification_status: VerificationStatus;
+  verification_reason: string | null;
+  duplicate_count: number;
   /** In a listed page: the body was longer than LISTED_BODY_LIMIT, and is cut to it. */
   body_truncated?: boolean;
 }
@@ -43,10 +47,11 @@ export interface EventFilters {
   to?: Date;
   /** Case-insensitive substring of the text body. */
   q?: string;
+  verification?: VerificationStatus;
 }
 
 const EVENT_COLUMNS = `id, endpoint_id, status, method, headers, query, body_text, body_bytes, source_ip,
-  ${iso('received_at')} as received_at`;
+  ${iso('received_at')} as received_at, verification_status, verification_reason, duplicate_count`;
 
 /**
  * A body in a listed page is cut to this many characters (bytes for a binary body), so that a page of
@@ -57,7 +62,7 @@ const LISTED_BODY_LIMIT = 65_536;
 const LISTED_EVENT_COLUMNS = `id, endpoint_id, status, method, headers, query,
   left(body_text, ${LISTED_BODY_LIMIT}) as body_text, substring(body_bytes from 1 for ${LISTED_BODY_LIMIT}) as body_bytes,
   coalesce(length(body_text), length(body_bytes)) > ${LISTED_BODY_LIMIT} as body_truncated,
-  source_ip, ${iso('received_at')} as received_at`;
+  source_ip, ${iso('received_at')} as received_at, verification_status, verification_reason, duplicate_count`;
 
 const DELIVERY_COLUMNS = `id, event_id, destination_id, destination_url, status, attempt_count, response_code,
   response_body, attempts, ${iso('last_attempted_at')} as last_attempted_at, ${iso('created_at')} as created_at`;
@@ -83,6 +88,10 @@ export function eventFilterSql(
   if (filters.status !== undefined) {
     conditions.push('status = ?');
     bindings.push(filters.status);
+  }
+  if (filters.verification !== undefined) {
+    conditions.push('verification_status = ?');
+    bindings.push(filters.verification);
   }
   if (filters.from !== undefined) {
     conditions.push('received_at >= ?');
@@ -146,7 +155,8 @@ export class EventsRepository {
         // The page is picked first and its bodies cut after: cut in the same select, every row that the
         // offset skips would be read and measured too.
         `select ${LISTED_EVENT_COLUMNS} from (
-           select id, endpoint_id, status, method, headers, query, body_text, body_bytes, source_ip, received_at
+           select id, endpoint_id, status, method, headers, query, body_text, body_bytes, source_ip, received_at,
+                  verification_status, verification_reason, duplicate_count
            from events where ${where.sql}
            order by events.received_at desc, events.id desc limit ? offset ?
          ) page order by received_at desc, id desc`,
@@ -160,14 +170,19 @@ export class EventsRepository {
 
   /**
    * The endpoint's events, or those of one status: exact, from the event_counts deltas. With a time
-   * range: an index-only count. With `q`: at most SEARCH_COUNT_CAP + 1.
+   * range or a verification status: counted from the index. With `q`: at most SEARCH_COUNT_CAP + 1.
    */
   private async count(
     endpointId: string,
     filters: EventFilters,
     where: { sql: string; bindings: unknown[] },
   ): Promise<number> {
-    if (filters.q === undefined && filters.from === undefined && filters.to === undefined)
+    if (
+      filters.q === undefined &&
+      filters.from === undefined &&
+      filters.to === undefined &&
+      filters.verification === undefined
+    )
       return countEvents(this.em.getKnex(), endpointId, filters.status);
     const [{ total }] =
       filters.q === undefined
@@ -204,5 +219,24 @@ export class EventsRepository {
       `select ${DELIVERY_COLUMNS} from deliveries where event_id = ? order by created_at desc, id desc`,
       [eventId],
     );
+  }
+
+  /** The endpoint's destinations with their filters, oldest first. */
+  listRoutes(
+    endpointId: string,
+  ): Promise<{ id: string; url: string; is_active: boolean; filter: FilterRule | null }[]> {
+    return this.rows(
+      `select id, url, is_active, filter from destinations where endpoint_id = ? order by created_at, id`,
+      [endpointId],
+    );
+  }
+
+  /** Whether the endpoint enforces its verification (a capture that fails it is not forwarded). */
+  async enforcesVerification(endpointId: string): Promise<boolean> {
+    const rows = await this.rows(
+      `select 1 from endpoints where id = ? and verification->>'mode' = 'enforce'`,
+      [endpointId],
+    );
+    return rows.length > 0;
   }
 }

@@ -3,7 +3,9 @@ import { EndpointsService } from '../endpoints/endpoints.service';
 import type { DeliveryDto, EventListResponseDto, EventWithDeliveriesDto } from './dto/event.dto';
 import { eventFiltersOf, type ListEventsQuery } from './dto/list-events.query';
 import { toDeliveryDto, toEventDto } from './event.presenter';
-import { EventsRepository } from './events.repository';
+import { type EventRow, EventsRepository } from './events.repository';
+import type { EventRoutingResponseDto, FilterVerdictDto } from './dto/routing.dto';
+import { evaluateFilter, type FilterRule, FilterSubject } from '../ingest/filter';
 
 const EVENT_NOT_FOUND = 'event not found';
 
@@ -20,7 +22,7 @@ export class EventsService {
     await this.endpoints.assertOwned(userId, endpointId);
     const { rows, total, capped } = await this.events.listPage(
       endpointId,
-      eventFiltersOf(query),
+      { ...eventFiltersOf(query), verification: query.verification },
       query.page,
       query.limit,
     );
@@ -37,9 +39,7 @@ export class EventsService {
   }
 
   async get(userId: string, endpointId: string, eventId: string): Promise<EventWithDeliveriesDto> {
-    await this.endpoints.assertOwned(userId, endpointId);
-    const event = await this.events.findInEndpoint(endpointId, eventId);
-    if (!event) throw new NotFoundException(EVENT_NOT_FOUND);
+    const event = await this.findOwned(userId, endpointId, eventId);
     const deliveries = await this.events.listDeliveries(eventId);
     return { ...toEventDto(event), deliveries: deliveries.map(toDeliveryDto) };
   }
@@ -50,4 +50,52 @@ export class EventsService {
       throw new NotFoundException(EVENT_NOT_FOUND);
     return (await this.events.listDeliveries(eventId)).map(toDeliveryDto);
   }
+
+  async routing(userId: string, endpointId: string, eventId: string): Promise<EventRoutingResponseDto> {
+    const [event, destinations, enforced] = await Promise.all([
+      this.findOwned(userId, endpointId, eventId),
+      this.events.listRoutes(endpointId),
+      this.events.enforcesVerification(endpointId),
+    ]);
+    const subject = filterSubjectOf(event);
+    return {
+      destinations: destinations.map(({ id, url, is_active, filter }) => {
+        const reason = !is_active
+          ? 'the destination is inactive'
+          : enforced && event.verification_status === 'failed'
+            ? `the signature did not verify and verification is enforced (${event.verification_reason})`
+            : filter === null
+              ? null
+              : evaluateFilter(filter, subject).reason;
+        return { id, url, receives: reason === null, reason };
+      }),
+    };
+  }
+
+  async testFilter(
+    userId: string,
+    endpointId: string,
+    eventId: string,
+    filter: FilterRule | null,
+  ): Promise<FilterVerdictDto> {
+    const event = await this.findOwned(userId, endpointId, eventId);
+    return filter === null ? { matches: true, reason: null } : evaluateFilter(filter, filterSubjectOf(event));
+  }
+
+  private async findOwned(userId: string, endpointId: string, eventId: string): Promise<EventRow> {
+    await this.endpoints.assertOwned(userId, endpointId);
+    const event = await this.events.findInEndpoint(endpointId, eventId);
+    if (!event) throw new NotFoundException(EVENT_NOT_FOUND);
+    return event;
+  }
+}
+
+/** The stored request as a filter sees it. */
+function filterSubjectOf(event: EventRow): FilterSubject {
+  return new FilterSubject({
+    method: event.method,
+    headers: event.headers,
+    query: event.query,
+    body: event.body_text === null ? (event.body_bytes ?? Buffer.alloc(0)) : Buffer.from(event.body_text),
+  });
 }

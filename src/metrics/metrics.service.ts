@@ -20,6 +20,7 @@ import { withRedisTimeout } from '../common/redis-timeout';
 /** What became of one request to a capture URL. */
 export const CAPTURE_OUTCOMES = [
   'stored',
+  'unauthorized',
   'not_found',
   'inactive',
   'too_large',
@@ -35,6 +36,7 @@ export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
 const CAPTURE_OUTCOME_BY_STATUS: Record<number, CaptureOutcome> = {
   200: 'stored',
+  401: 'unauthorized',
   403: 'inactive',
   404: 'not_found',
   413: 'too_large',

@@ -23,6 +23,7 @@ export class CaptureAnnouncer implements OnModuleInit, OnModuleDestroy {
             id: event.eventId,
             endpoint_id: event.endpointId,
             status: event.status,
+            verification: event.verification,
             method: event.method,
             source_ip: event.sourceIp,
             received_at: event.receivedAt.toISOString(),

@@ -33,7 +33,7 @@ const secretBoxProvider: Provider = {
   },
 };
 
-/** Seals and opens the secrets kept in the database (destination signing secrets). */
+/** Seals and opens the secrets kept in the database (destination signing secrets, ingest rule secrets). */
 @Global()
 @Module({ providers: [secretBoxProvider], exports: [SECRET_BOX] })
 export class SecretsModule {}

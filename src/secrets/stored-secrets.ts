@@ -13,7 +13,11 @@ export type Query = <T>(sql: string) => Promise<T[]>;
 const GENERATED_KEY_SETTING = 'encryption_key';
 
 /** The columns that hold sealed secrets. */
-const SEALED_COLUMNS = [{ table: 'destinations', column: 'secret' }] as const;
+const SEALED_COLUMNS = [
+  { table: 'destinations', column: 'secret' },
+  { table: 'endpoints', column: 'verification_secret' },
+  { table: 'endpoints', column: 'inbound_auth_secret' },
+] as const;
 
 /** Outside production without ENCRYPTION_KEY: a key made once and kept in the database (every process shares it). */
 export async function generatedEncryptionKey(connection: Connection): Promise<Buffer> {

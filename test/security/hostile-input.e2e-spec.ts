@@ -324,3 +324,125 @@ describe('hostile input on every DTO (generated from the OpenAPI document)', () 
     expect(refused).toEqual([]);
   });
 });
+
+describe('hostile ingest rules', () => {
+  let sut: TestApp;
+  let db: Client;
+  let tenant: Tenant;
+  /** A request answered later than this is treated as hanging (each takes milliseconds). */
+  const HANG_MS = 5000;
+
+  beforeAll(async () => {
+    sut = await startTestApp({ APP_ROLE: 'api' });
+    db = new Client({ connectionString: sut.env.DATABASE_URL });
+    await db.connect();
+    tenant = await createTenant(sut.url, db, 'rules');
+  });
+  afterAll(async () => {
+    await db.end();
+    await sut.close();
+  });
+
+  const nested = (depth: number, leaf: string) => `${'{"a":'.repeat(depth)}${leaf}${'}'.repeat(depth)}`;
+  // Prototype keys never reach validation: the API's JSON parser refuses a body with them (the filter's own
+  // refusal of them is proven by its unit tests).
+  const huge = (count: number) => `[${Array.from({ length: count }, (_, n) => n).join(',')}]`;
+
+  it.each([
+    [
+      'a filter nested past its depth limit',
+      'POST',
+      'destinations',
+      `{"filter":{"body":${nested(12, '1')}}}`,
+      'filter.body',
+    ],
+    [
+      'a filter nested past the API depth limit',
+      'POST',
+      'destinations',
+      `{"filter":{"body":${nested(5000, '1')}}}`,
+      'filter',
+    ],
+    [
+      'a huge $in',
+      'POST',
+      'destinations',
+      `{"filter":{"body":{"id":{"$in":${huge(100_000)}}}}}`,
+      'filter.body.id.$in',
+    ],
+    [
+      'a __proto__ key',
+      'POST',
+      'destinations',
+      '{"filter":{"body":{"__proto__":{"polluted":true}}}}',
+      'not valid JSON',
+    ],
+    [
+      'a constructor key',
+      'PATCH',
+      'destination',
+      '{"filter":{"body":{"constructor":{"prototype":1}}}}',
+      'not valid JSON',
+    ],
+    [
+      'a deep $or chain',
+      'PATCH',
+      'destination',
+      `{"filter":{"body":${'{"$or":['.repeat(5)}1${']}'.repeat(5)}}}`,
+      'filter.body.$or[0].$or[0]',
+    ],
+    [
+      'a __proto__ in verification',
+      'PATCH',
+      'endpoint',
+      '{"verification":{"provider":"stripe","secret":"s","__proto__":{"mode":"flag"}}}',
+      'not valid JSON',
+    ],
+    [
+      'a huge verification secret',
+      'PATCH',
+      'endpoint',
+      `{"verification":{"provider":"stripe","secret":"${'s'.repeat(100_000)}"}}`,
+      'verification.secret',
+    ],
+    [
+      'an inbound auth with an array',
+      'PATCH',
+      'endpoint',
+      '{"inbound_auth":[{"type":"basic"}]}',
+      'inbound_auth',
+    ],
+    [
+      'a dedup path of 10,000 dots',
+      'PATCH',
+      'endpoint',
+      `{"dedup":{"key":"body:${'a.'.repeat(10_000)}a"}}`,
+      'dedup.key',
+    ],
+  ])(
+    'answers %s with 400 naming it, never a 500 or a hang, and changes nothing',
+    async (_label, method, target, body, field) => {
+      const endpoint = tenant.endpointId;
+      const path =
+        target === 'endpoint'
+          ? `/api/endpoints/${endpoint}`
+          : target === 'destinations'
+            ? `/api/endpoints/${endpoint}/destinations`
+            : `/api/endpoints/${endpoint}/destinations/${tenant.destinationId}`;
+      const before = await databaseFingerprint(db);
+      const started = Date.now();
+
+      const response = await fetch(`${sut.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${tenant.user.accessToken}`, 'content-type': 'application/json' },
+        body,
+      });
+
+      expect(Date.now() - started).toBeLessThan(HANG_MS);
+      expect(response.status).toBe(400);
+      expect(JSON.stringify(((await response.json()) as { message: unknown }).message)).toContain(field);
+      expect(await databaseFingerprint(db)).toEqual(before);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    },
+  );
+});

@@ -1,9 +1,9 @@
 import { IsString, Length, ValidateIf } from 'class-validator';
 import { Trim } from '../../endpoints/dto/endpoint-fields';
 import { IsAbsoluteHttpsUrl, SECRET_MAX_LENGTH } from './destination-fields';
-import { FlowControlFieldsDto } from './flow-control-fields';
+import { DestinationSettingsDto } from './destination-settings';
 
-export class CreateDestinationDto extends FlowControlFieldsDto {
+export class CreateDestinationDto extends DestinationSettingsDto {
   /**
    * Where events are forwarded: an absolute https:// URL (at most 2048 characters). Loopback, private and
    * link-local addresses are refused unless the server allows private networks.

@@ -35,6 +35,9 @@ export class DestinationDto {
   /** `fifo`: one attempt at a time, in capture order; `none`: no order. */
   @ApiProperty({ enum: DELIVERY_ORDERINGS })
   ordering!: DeliveryOrdering;
+  /** Which events it gets (README, "Destination filters"); null: every event. */
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true })
+  filter!: Record<string, unknown> | null;
   /** ISO 8601 UTC. @example 2026-11-23T10:00:00.000Z */
   created_at!: string;
   /** Read only: the deliveries waiting for this destination. */

@@ -1,10 +1,10 @@
 import { IsBoolean, IsString, Length, ValidateIf } from 'class-validator';
 import { Trim } from '../../endpoints/dto/endpoint-fields';
 import { IsAbsoluteHttpsUrl, SECRET_MAX_LENGTH } from './destination-fields';
-import { FlowControlFieldsDto } from './flow-control-fields';
+import { DestinationSettingsDto } from './destination-settings';
 
 /** Only the fields sent change. */
-export class UpdateDestinationDto extends FlowControlFieldsDto {
+export class UpdateDestinationDto extends DestinationSettingsDto {
   /**
    * A new absolute https:// URL; later deliveries (and retries) go there.
    * @example https://api.example.com/webhooks/stripe

@@ -28,3 +28,17 @@ export function IsMetadataObject(options?: ValidationOptions): PropertyDecorator
       },
     });
 }
+
+/** A field checked by a function that answers null when valid, else the message naming the path at fault. */
+export function IsValidBy(problem: (value: unknown) => string | null): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isValidBy',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      validator: {
+        validate: (value: unknown) => problem(value) === null,
+        defaultMessage: (args) => problem(args?.value) ?? '',
+      },
+    });
+}

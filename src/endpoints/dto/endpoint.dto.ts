@@ -1,4 +1,6 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { DestinationDto } from '../../destinations/dto/destination.dto';
+import { DedupDto, InboundAuthDto, VerificationDto } from './ingest-rules.dto';
 
 export class EndpointDto {
   /** @example 0b7a1c9e-6a43-4d0e-9d3f-3c2d1f0e9a87 */
@@ -14,6 +16,14 @@ export class EndpointDto {
   is_active!: boolean;
   /** Your own key-value pairs; {} by default. */
   metadata!: Record<string, unknown>;
+  /** The provider signature check, its secret masked ("••••" + last 4); null: none. */
+  @ApiProperty({ type: VerificationDto, nullable: true })
+  verification!: VerificationDto | null;
+  /** The credential captures must carry, its password or value masked; null: none. */
+  @ApiProperty({ type: InboundAuthDto, nullable: true })
+  inbound_auth!: InboundAuthDto | null;
+  @ApiProperty({ type: DedupDto, nullable: true })
+  dedup!: DedupDto | null;
   /** ISO 8601 UTC. @example 2026-11-23T10:00:00.000Z */
   created_at!: string;
 }

@@ -51,12 +51,18 @@ const RETRY_AFTER_S = '5';
 interface Refusal {
   statusCode: number;
   message: string;
+  /** The event stored for inspection, when the refusal stored one. */
+  id?: string;
   /** Seconds, for Retry-After. */
   retryAfter?: string;
 }
 
 /** The HTTP answer for each outcome of a capture that was not stored. */
-const REFUSALS: Record<Exclude<CaptureOutcome['kind'], 'stored'>, Refusal> = {
+const REFUSALS: Record<
+  Exclude<CaptureOutcome['kind'], 'stored' | 'duplicate' | 'signature-rejected'>,
+  Refusal
+> = {
+  unauthorized: { statusCode: 401, message: 'this capture URL requires credentials (inbound auth)' },
   'unknown-endpoint': { statusCode: 404, message: 'no endpoint has this capture URL' },
   'inactive-endpoint': { statusCode: 403, message: 'endpoint is inactive' },
   'rate-limited': {
@@ -166,8 +172,20 @@ export class CaptureEdge {
         },
         Date.now() + answerWithinMs,
       );
-      if (outcome.kind === 'stored') this.send(response, 200, JSON.stringify({ id: outcome.id }));
-      else this.refuse(response, REFUSALS[outcome.kind]);
+      switch (outcome.kind) {
+        case 'stored':
+          return this.send(response, 200, JSON.stringify({ id: outcome.id }));
+        case 'duplicate':
+          return this.send(response, 200, JSON.stringify({ id: outcome.id, duplicate: true }));
+        case 'signature-rejected':
+          return this.refuse(response, {
+            statusCode: 401,
+            message: `signature verification failed: ${outcome.reason}`,
+            id: outcome.id,
+          });
+        default:
+          return this.refuse(response, REFUSALS[outcome.kind]);
+      }
     };
 
     this.handler = (request, response) => {
@@ -196,12 +214,12 @@ export class CaptureEdge {
     response.end(json);
   }
 
-  private refuse(response: ServerResponse, { statusCode, message, retryAfter }: Refusal): void {
+  private refuse(response: ServerResponse, { statusCode, message, id, retryAfter }: Refusal): void {
     const error = STATUS_CODES[statusCode] ?? 'Error';
     this.send(
       response,
       statusCode,
-      JSON.stringify({ statusCode, error, message }),
+      JSON.stringify({ statusCode, error, message, ...(id === undefined ? {} : { id }) }),
       retryAfter === undefined ? {} : { 'retry-after': retryAfter },
     );
   }

@@ -16,6 +16,15 @@ function capture(token: string): NewCapture {
     bodyText: '{}',
     sourceIp: '127.0.0.1',
     receivedAt: new Date(),
+    rulesVersion: 0,
+    verdict: {
+      authorized: true,
+      verification: { status: 'none', reason: null },
+      forward: true,
+      dedupKey: null,
+      skip: [],
+    },
+    dedupExpiresAt: null,
   };
 }
 

@@ -1,6 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { isUtf8 } from 'node:buffer';
 import { Pool } from 'pg';
+import type { Verdict } from '../../ingest/capture-rules';
+import type { FilterRule } from '../../ingest/filter';
+import type { DedupSettings, InboundAuthSettings, VerificationSettings } from '../../ingest/ingest-rules';
 
 /** One captured request, ready to be stored. */
 export interface NewCapture {
@@ -17,39 +20,89 @@ export interface NewCapture {
   bodyText: string | null;
   sourceIp: string | null;
   receivedAt: Date;
+  /** The `rules_version` of the endpoint's rules it was judged by (0: an endpoint that never had any). */
+  rulesVersion: number;
+  verdict: Verdict;
+  /** When the dedup key stops holding (with `verdict.dedupKey`). */
+  dedupExpiresAt: Date | null;
 }
 
 export type StoreOutcome =
   | { kind: 'stored'; endpointId: string; deliveryIds: string[] }
+  | { kind: 'duplicate'; firstId: string }
+  | { kind: 'stale-rules' }
+  | { kind: 'unauthorized' }
   | { kind: 'unknown-endpoint' }
   | { kind: 'inactive-endpoint' };
 
 /**
  * Stores a batch of captures in ONE statement (so one implicit transaction and one commit): the endpoints
  * are looked up by token, the events of active endpoints are inserted, and one `pending` delivery per
- * active destination of each event (the outbox the delivery sweeper drains). Every input row gets its
- * outcome back, in input order. Unknown and inactive endpoints are decided in the same round trip and
- * store nothing. An endpoint or destination deleted while the statement runs makes it fail on a foreign
- * key (23503); CaptureWriter then retries the rows one by one, and they see the deletion.
+ * active destination of each event that is forwarded, except the destinations its filters skip (the
+ * outbox the delivery sweeper drains). Every input row gets its outcome back, in input order. Unknown and
+ * inactive endpoints are decided in the same round trip and store nothing; so does a capture judged by
+ * rules older than the endpoint's `rules_version` (the process reloads them and judges it again), and one
+ * judged unauthorized (missing the inbound credential) comes here only to have that version confirmed.
+ *
+ * Dedup: a row with a key claims it in `dedup_keys` (unique per endpoint) unless a live claim holds it; the
+ * upsert returns the claim's event, so a repeat (in this batch or from another process, whose statement
+ * waits on the key until the first commits) is answered with the first event's id, stored nothing, and
+ * counted on the first event. An expired claim is taken over.
+ *
+ * An endpoint or destination deleted while the statement runs makes it fail on a foreign key (23503);
+ * CaptureWriter then retries the rows one by one, and they see the deletion.
  */
 const STORE_BATCH_SQL = `
 with input as (
   select *
-  from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::text[], $9::timestamptz[])
-    with ordinality as t(id, token, method, headers, query, body_text, body_bytes, source_ip, received_at, position)
+  from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::text[],
+              $9::timestamptz[], $10::int[], $11::text[], $12::text[], $13::boolean[], $14::text[], $15::text[],
+              $16::timestamptz[], $17::boolean[])
+    with ordinality as t(id, token, method, headers, query, body_text, body_bytes, source_ip, received_at,
+                         rules_version, verification_status, verification_reason, forward, skip, dedup_key,
+                         dedup_expires_at, authorized, position)
 ),
 found as (
-  select id, public_token, is_active from endpoints where public_token = any($2::text[])
+  select id, public_token, is_active, rules_version from endpoints where public_token = any($2::text[])
 ),
 matched as (
-  select input.*, found.id as endpoint_id, found.is_active
+  select input.*, found.id as endpoint_id, found.is_active,
+         found.rules_version is not distinct from input.rules_version as current_rules
   from input left join found on found.public_token = input.token
 ),
+accepted as (
+  select * from matched where is_active and current_rules and authorized
+),
+claimed as (
+  insert into dedup_keys (endpoint_id, key, event_id, expires_at)
+  select distinct on (endpoint_id, dedup_key) endpoint_id, dedup_key, id, dedup_expires_at
+  from accepted where dedup_key is not null
+  order by endpoint_id, dedup_key, position
+  on conflict (endpoint_id, key) do update set
+    event_id = case when dedup_keys.expires_at <= now() then excluded.event_id else dedup_keys.event_id end,
+    expires_at = case when dedup_keys.expires_at <= now() then excluded.expires_at else dedup_keys.expires_at end
+  returning endpoint_id, key, event_id
+),
+judged as (
+  select accepted.*, claimed.event_id as first_id
+  from accepted left join claimed on claimed.endpoint_id = accepted.endpoint_id and claimed.key = accepted.dedup_key
+),
+repeats as (
+  select first_id, count(*)::int as repeats from judged where first_id <> id group by first_id
+),
 stored as (
-  insert into events (id, endpoint_id, status, method, headers, query, body_text, body_bytes, source_ip, received_at)
-  select id, endpoint_id, 'received', method, headers::jsonb, query, body_text, body_bytes, source_ip, received_at
-  from matched where is_active
+  insert into events (id, endpoint_id, status, method, headers, query, body_text, body_bytes, source_ip,
+                      received_at, verification_status, verification_reason, duplicate_count)
+  select judged.id, endpoint_id, 'received', method, headers::jsonb, query, body_text, body_bytes, source_ip,
+         received_at, verification_status, verification_reason, coalesce(repeats.repeats, 0)
+  from judged left join repeats on repeats.first_id = judged.id
+  where judged.first_id is null or judged.first_id = judged.id
   returning id, endpoint_id
+),
+counted as (
+  -- Repeats of an event committed earlier (those of an event stored above are counted as it is inserted).
+  update events set duplicate_count = events.duplicate_count + repeats.repeats
+  from repeats where events.id = repeats.first_id
 ),
 targets as (
   select id, endpoint_id, url from destinations
@@ -58,19 +111,44 @@ targets as (
 queued as (
   insert into deliveries (id, event_id, destination_id, destination_url, dispatch_id, status, next_attempt_at)
   select gen_random_uuid(), stored.id, targets.id, targets.url, stored.id, 'pending', now()
-  from stored join targets on targets.endpoint_id = stored.endpoint_id
+  from stored
+  join judged on judged.id = stored.id
+  join targets on targets.endpoint_id = stored.endpoint_id
+  where judged.forward and (judged.skip is null or targets.id::text <> all(string_to_array(judged.skip, ' ')))
   returning id, event_id
 )
 select matched.position::int as position, matched.endpoint_id::text as endpoint_id, matched.is_active,
-       coalesce(created.ids, '{}') as delivery_ids
+       matched.current_rules, matched.authorized, judged.first_id::text as first_id, coalesce(created.ids, '{}') as delivery_ids
 from matched
+left join judged on judged.id = matched.id
 left join (select event_id, array_agg(id::text) as ids from queued group by event_id) created on created.event_id = matched.id
 order by matched.position`;
+
+/** An endpoint's ingest rules as stored: secrets sealed, the filters of its active destinations. */
+export interface RulesRow {
+  rules_version: number;
+  verification: VerificationSettings | null;
+  verification_secret: string | null;
+  inbound_auth: InboundAuthSettings | null;
+  inbound_auth_secret: string | null;
+  dedup: DedupSettings | null;
+  filters: { destination_id: string; filter: FilterRule }[];
+}
+
+const LOAD_RULES_SQL = `
+select rules_version, verification, verification_secret, inbound_auth, inbound_auth_secret, dedup,
+       coalesce((select json_agg(json_build_object('destination_id', d.id, 'filter', d.filter) order by d.id)
+                 from destinations d where d.endpoint_id = endpoints.id and d.is_active and d.filter is not null),
+                '[]') as filters
+from endpoints where public_token = $1`;
 
 interface OutcomeRow {
   position: number;
   endpoint_id: string | null;
   is_active: boolean | null;
+  current_rules: boolean;
+  authorized: boolean;
+  first_id: string | null;
   delivery_ids: string[];
 }
 
@@ -117,6 +195,14 @@ export class CaptureRepository {
       bytes: [] as (Buffer | null)[],
       sourceIps: [] as (string | null)[],
       receivedAt: [] as string[],
+      rulesVersions: [] as number[],
+      verificationStatuses: [] as string[],
+      verificationReasons: [] as (string | null)[],
+      forward: [] as boolean[],
+      skips: [] as (string | null)[],
+      dedupKeys: [] as (string | null)[],
+      dedupExpiresAt: [] as (string | null)[],
+      authorized: [] as boolean[],
     };
     for (const capture of captures) {
       columns.ids.push(capture.id);
@@ -124,10 +210,21 @@ export class CaptureRepository {
       columns.methods.push(capture.method);
       columns.headers.push(JSON.stringify(capture.headers));
       columns.queries.push(capture.query);
-      columns.texts.push(capture.bodyText);
-      columns.bytes.push(capture.bodyText === null ? capture.body : null);
+      // A refused capture is sent without its body: it is not stored.
+      const kept = capture.verdict.authorized;
+      columns.texts.push(kept ? capture.bodyText : null);
+      columns.bytes.push(kept && capture.bodyText === null ? capture.body : null);
       columns.sourceIps.push(capture.sourceIp);
       columns.receivedAt.push(capture.receivedAt.toISOString());
+      const { verdict } = capture;
+      columns.rulesVersions.push(capture.rulesVersion);
+      columns.verificationStatuses.push(verdict.verification.status);
+      columns.verificationReasons.push(verdict.verification.reason);
+      columns.forward.push(verdict.forward);
+      columns.skips.push(verdict.skip.length === 0 ? null : verdict.skip.join(' '));
+      columns.dedupKeys.push(verdict.dedupKey);
+      columns.dedupExpiresAt.push(capture.dedupExpiresAt?.toISOString() ?? null);
+      columns.authorized.push(verdict.authorized);
     }
     const { rows } = await this.pool.query<OutcomeRow>({
       name: 'hooktrail-capture-batch',
@@ -142,13 +239,36 @@ export class CaptureRepository {
         columns.bytes,
         columns.sourceIps,
         columns.receivedAt,
+        columns.rulesVersions,
+        columns.verificationStatuses,
+        columns.verificationReasons,
+        columns.forward,
+        columns.skips,
+        columns.dedupKeys,
+        columns.dedupExpiresAt,
+        columns.authorized,
       ],
     });
+    const ids = columns.ids;
     return rows.map((row): StoreOutcome => {
       if (row.endpoint_id === null) return { kind: 'unknown-endpoint' };
       if (!row.is_active) return { kind: 'inactive-endpoint' };
+      if (!row.current_rules) return { kind: 'stale-rules' };
+      if (!row.authorized) return { kind: 'unauthorized' };
+      if (row.first_id !== null && row.first_id !== ids[row.position - 1])
+        return { kind: 'duplicate', firstId: row.first_id };
       return { kind: 'stored', endpointId: row.endpoint_id, deliveryIds: row.delivery_ids };
     });
+  }
+
+  /** The rules of the endpoint with this token as stored (secrets sealed), or undefined when there is none. */
+  async loadRules(token: string): Promise<RulesRow | undefined> {
+    const { rows } = await this.pool.query<RulesRow>({
+      name: 'hooktrail-capture-rules',
+      text: LOAD_RULES_SQL,
+      values: [token],
+    });
+    return rows[0];
   }
 
   async close(): Promise<void> {

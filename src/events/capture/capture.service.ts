@@ -8,7 +8,9 @@ import { GroupCommitDeadlineError, GroupCommitFullError } from '../../common/gro
 import { REDIS } from '../../redis/redis.module';
 import { sharedCounter } from '../../redis/shared-counter';
 import { CaptureRateLimiter } from './capture-rate-limiter';
-import { CaptureWriter } from './capture-writer';
+import { judgeCapture, type Verdict } from '../../ingest/capture-rules';
+import { CaptureRulesCache } from './capture-rules.cache';
+import { CaptureWriter, type WriteOutcome } from './capture-writer';
 import { bodyTextOf } from './capture.repository';
 
 /** A request that arrived at a capture URL, as the HTTP layer read it. */
@@ -25,11 +27,15 @@ export interface CaptureRequest {
 
 /**
  * What became of a capture. The HTTP edge (capture-route.ts) maps it to a status code: stored 200,
- * unknown-endpoint 404, inactive-endpoint 403, rate-limited 429, unavailable 503 with Retry-After,
- * refused 500 (a row the database would not take).
+ * duplicate 200 (with the first event's id), signature-rejected 401 (stored, not forwarded), unauthorized
+ * 401 (nothing stored), unknown-endpoint 404, inactive-endpoint 403, rate-limited 429, unavailable 503 with
+ * Retry-After, refused 500 (a row the database would not take).
  */
 export type CaptureOutcome =
   | { kind: 'stored'; id: string }
+  | { kind: 'duplicate'; id: string }
+  | { kind: 'signature-rejected'; id: string; reason: string }
+  | { kind: 'unauthorized' }
   | { kind: 'unknown-endpoint' }
   | { kind: 'inactive-endpoint' }
   | { kind: 'rate-limited' }
@@ -41,6 +47,7 @@ export interface CapturedEvent {
   eventId: string;
   endpointId: string;
   status: 'received';
+  verification: Verdict['verification'];
   method: string;
   receivedAt: Date;
   sourceIp: string | null;
@@ -50,6 +57,12 @@ export interface CapturedEvent {
 
 /** Bodies up to this size travel with the live `event.created` message. */
 export const LIVE_BODY_LIMIT_BYTES = 4096;
+
+/**
+ * Times a capture is judged again after its endpoint's rules changed under it (each time they are read
+ * anew); past this, the rules are changing faster than captures commit, and it is answered 503.
+ */
+const RULE_READS_MAX = 3;
 
 /** Tokens are 32 base64url characters; anything that cannot be one is unknown without asking the database. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{1,128}$/;
@@ -81,6 +94,7 @@ export class CaptureService {
 
   constructor(
     private readonly writer: CaptureWriter,
+    private readonly rules: CaptureRulesCache,
     @Inject(REDIS) redis: Redis,
     config: ConfigService<Environment, true>,
   ) {
@@ -90,33 +104,77 @@ export class CaptureService {
     );
   }
 
-  /** Stores the request as an event, answering by `answerBy` (epoch ms) at the latest. */
+  /**
+   * Judges the request by its endpoint's ingest rules and stores it as an event, answering by `answerBy`
+   * (epoch ms) at the latest.
+   */
   async capture(request: CaptureRequest, answerBy: number): Promise<CaptureOutcome> {
     if (!TOKEN_SHAPE.test(request.token)) return { kind: 'unknown-endpoint' };
     if (!(await this.rateLimiter.tryAcquire(request.token))) return { kind: 'rate-limited' };
     const eventId = randomUUID();
     const receivedAt = new Date();
     const bodyText = bodyTextOf(request.body);
-    let outcome;
-    try {
-      outcome = await this.writer.write({ id: eventId, receivedAt, bodyText, ...request }, answerBy);
-    } catch (error) {
-      const reason = unavailableReason(error);
-      this.logUnavailable(reason, error as Error);
-      return { kind: 'unavailable', reason };
+    let rules = this.rules.get(request.token);
+    for (let reads = 0; ; reads++) {
+      const verdict = judgeCapture(rules, request, receivedAt.getTime());
+      const dedupExpiresAt =
+        verdict.dedupKey === null || rules.dedup === null
+          ? null
+          : new Date(receivedAt.getTime() + rules.dedup.windowMs);
+      let outcome;
+      try {
+        outcome = await this.writer.write(
+          {
+            id: eventId,
+            receivedAt,
+            bodyText,
+            rulesVersion: rules.version,
+            verdict,
+            dedupExpiresAt,
+            ...request,
+          },
+          answerBy,
+        );
+      } catch (error) {
+        const reason = unavailableReason(error);
+        this.logUnavailable(reason, error as Error);
+        return { kind: 'unavailable', reason };
+      }
+      if (outcome.kind === 'stale-rules') {
+        if (reads === RULE_READS_MAX) return { kind: 'unavailable', reason: 'timeout' };
+        rules = await this.rules.reload(request.token);
+        continue;
+      }
+      return this.answer(outcome, request, { eventId, receivedAt, bodyText, verdict });
     }
+  }
+
+  private answer(
+    outcome: Exclude<WriteOutcome, { kind: 'stale-rules' }>,
+    request: CaptureRequest,
+    stored: { eventId: string; receivedAt: Date; bodyText: string | null; verdict: Verdict },
+  ): CaptureOutcome {
     switch (outcome.kind) {
-      case 'stored':
+      case 'stored': {
+        const { eventId, receivedAt, bodyText, verdict } = stored;
         this.captured$.next({
           eventId,
           endpointId: outcome.endpointId,
           status: 'received',
+          verification: verdict.verification,
           method: request.method,
           receivedAt,
           sourceIp: request.sourceIp,
           body: bodyText !== null && request.body.length <= LIVE_BODY_LIMIT_BYTES ? bodyText : undefined,
         });
-        return { kind: 'stored', id: eventId };
+        const { reason } = verdict.verification;
+        return verdict.forward || reason === null
+          ? { kind: 'stored', id: eventId }
+          : { kind: 'signature-rejected', id: eventId, reason };
+      }
+      case 'duplicate':
+        return { kind: 'duplicate', id: outcome.firstId };
+      case 'unauthorized':
       case 'unknown-endpoint':
       case 'inactive-endpoint':
         return { kind: outcome.kind };

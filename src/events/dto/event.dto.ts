@@ -1,6 +1,19 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../delivery/delivery.entity';
-import { EVENT_STATUSES, type EventStatus } from '../event.entity';
+import {
+  EVENT_STATUSES,
+  type EventStatus,
+  VERIFICATION_STATUSES,
+  type VerificationStatus,
+} from '../event.entity';
+
+export class EventVerificationDto {
+  /** `verified`, `failed` (the endpoint checks the provider's signature and this one did not pass) or `none`. */
+  @ApiProperty({ enum: VERIFICATION_STATUSES })
+  status!: VerificationStatus;
+  /** Why it failed; null when verified or none. @example timestamp is 612 s old (tolerance 300 s) */
+  reason!: string | null;
+}
 
 export class EventDto {
   id!: string;
@@ -27,6 +40,10 @@ export class EventDto {
   source_ip!: string | null;
   /** ISO 8601 UTC. @example 2026-11-23T10:00:00.000Z */
   received_at!: string;
+  /** The provider's signature, checked when the endpoint has a `verification` rule. */
+  verification!: EventVerificationDto;
+  /** Repeats of this event that the endpoint's dedup answered without storing them. @example 0 */
+  duplicate_count!: number;
   /**
    * Present, as true, only in the events list, when the body was longer than 65,536 characters (bytes,
    * for a body that is not text) and is cut to them there: the event's own route returns it whole.

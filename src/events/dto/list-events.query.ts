@@ -1,7 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsString, Max, MaxLength, Min, registerDecorator, ValidateIf } from 'class-validator';
-import { EVENT_STATUSES, type EventStatus } from '../event.entity';
+import {
+  EVENT_STATUSES,
+  type EventStatus,
+  VERIFICATION_STATUSES,
+  type VerificationStatus,
+} from '../event.entity';
 import type { EventFilters } from '../events.repository';
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -69,6 +74,11 @@ export class EventFilterFields {
 
 /** The events list's query: the filters and the page. */
 export class ListEventsQuery extends EventFilterFields {
+  /** Only events whose provider signature is in this state (`failed`: those that did not verify). */
+  @ValidateIf(present)
+  @IsIn(VERIFICATION_STATUSES, { message: `verification must be one of ${VERIFICATION_STATUSES.join(', ')}` })
+  verification?: VerificationStatus;
+
   /** Page number, from 1. A page past the last one is empty. */
   @ApiPropertyOptional({ type: 'integer', default: 1 })
   @ValidateIf(present)

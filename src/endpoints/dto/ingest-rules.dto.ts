@@ -1,0 +1,99 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ValidateIf } from 'class-validator';
+import {
+  dedupError,
+  inboundAuthError,
+  verificationError,
+  type DedupSettings,
+  type InboundAuthInput,
+  type VerificationInput,
+} from '../../ingest/ingest-rules';
+import { HMAC_ALGORITHMS, HMAC_ENCODINGS, VERIFICATION_PROVIDERS } from '../../ingest/verification';
+import { IsValidBy } from './endpoint-fields';
+
+export class VerificationDto {
+  @ApiProperty({ enum: VERIFICATION_PROVIDERS })
+  provider!: (typeof VERIFICATION_PROVIDERS)[number];
+  /**
+   * The provider's signing secret (1 to 1024 characters). Write-only: answered as "••••" and its last 4
+   * characters. On PATCH it may be left out to keep the stored one (same provider).
+   * @example whsec_5f0c6f0e1f7a4c1b
+   */
+  secret!: string;
+  /** `enforce` (default): a capture that fails is answered 401, stored, never forwarded; `flag`: marked only. */
+  @ApiProperty({ enum: ['flag', 'enforce'], default: 'enforce' })
+  mode!: 'flag' | 'enforce';
+  /** Stripe, Slack, Standard Webhooks: how old (or early) a signed timestamp may be, in seconds. */
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 86400, default: 300 })
+  tolerance_seconds?: number;
+  /** hmac: the header that carries the signature (lower case). @example x-signature */
+  header?: string;
+  /** hmac: the HMAC's hash. */
+  @ApiPropertyOptional({ enum: HMAC_ALGORITHMS, default: 'sha256' })
+  algorithm?: (typeof HMAC_ALGORITHMS)[number];
+  /** hmac: how the header encodes the HMAC. */
+  @ApiPropertyOptional({ enum: HMAC_ENCODINGS, default: 'hex' })
+  encoding?: (typeof HMAC_ENCODINGS)[number];
+  /** hmac: text before the HMAC in the header, such as `sha256=`. */
+  prefix?: string;
+}
+
+export class InboundAuthDto {
+  /** `basic`: HTTP Basic `username`/`password`; `header`: a header `name` whose value must be `value`. */
+  @ApiProperty({ enum: ['basic', 'header'] })
+  type!: 'basic' | 'header';
+  username?: string;
+  /** Write-only (answered masked); on PATCH it may be left out to keep the stored one. */
+  password?: string;
+  /** The header's name (lower case). @example x-webhook-token */
+  name?: string;
+  /** Write-only (answered masked); on PATCH it may be left out to keep the stored one. */
+  value?: string;
+}
+
+export class DedupDto {
+  /**
+   * Where the id of a delivery is read: `provider` (the verification provider's own id: Stripe body `id`,
+   * GitHub `x-github-delivery`, Shopify `x-shopify-webhook-id`, Slack body `event_id`, Standard Webhooks
+   * `webhook-id`), `header:<name>` or `body:<dot.path>`. @example provider
+   */
+  key!: string;
+  /** A repeat within this many seconds is not stored again (1 to 604800). */
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 604800, default: 86400 })
+  window_seconds?: number;
+}
+
+const sent = (_dto: object, value: unknown) => value !== undefined;
+
+/** The ingest rules of an endpoint, on POST and PATCH: absent leaves a rule as it is, null removes it. */
+export class IngestRuleFieldsDto {
+  /** Check the provider's signature on the raw body; null: not checked. */
+  @ApiPropertyOptional({
+    type: VerificationDto,
+    nullable: true,
+    example: { provider: 'stripe', secret: 'whsec_5f0c6f0e1f7a4c1b', mode: 'enforce' },
+  })
+  @ValidateIf(sent)
+  @IsValidBy(verificationError)
+  verification?: VerificationInput | null;
+
+  /** A credential every capture must carry (else 401, nothing stored); null: none. */
+  @ApiPropertyOptional({
+    type: InboundAuthDto,
+    nullable: true,
+    example: { type: 'header', name: 'x-webhook-token', value: 'a-long-random-value' },
+  })
+  @ValidateIf(sent)
+  @IsValidBy(inboundAuthError)
+  inbound_auth?: InboundAuthInput | null;
+
+  /** Answer a provider's re-delivery with the first event instead of storing it again; null: off. */
+  @ApiPropertyOptional({
+    type: DedupDto,
+    nullable: true,
+    example: { key: 'header:x-delivery-id', window_seconds: 86400 },
+  })
+  @ValidateIf(sent)
+  @IsValidBy(dedupError)
+  dedup?: DedupSettings | null;
+}
