@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import Stripe from 'stripe';
 import {
   horizontalOverflow,
   launchChromium,
@@ -15,7 +16,8 @@ import { startTestApp, type TestApp } from './support/test-app';
 
 /**
  * The dashboard in real headless Chromium, driven like a user: sign up, create an endpoint, watch a
- * webhook sent from outside appear live, read it, add a destination, replay, (de)activate, log out.
+ * webhook sent from outside appear live, read it, add a destination, replay, (de)activate, check Stripe
+ * signatures and filter a destination on a second endpoint, log out.
  * The steps share one browser page and run in order; once a step fails, the later ones fail at once
  * naming it. It also writes the README's screenshots: docs/events-list.png and docs/event-detail.png.
  */
@@ -28,6 +30,12 @@ const LIVE_TIMEOUT_MS = 5000;
 const CUSTOM_HEADER = 'x-acme-signature';
 const CUSTOM_HEADER_VALUE =
   't=1718000000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd';
+
+const STRIPE_SECRET = 'whsec_dashboard_signing_7f3a';
+/** A Stripe event, and the same with its amount changed after Stripe signed it. */
+const SIGNED_BODY = JSON.stringify({ id: 'evt_5SignedDemo', type: 'invoice.paid', amount: 100 });
+const TAMPERED_BODY = SIGNED_BODY.replace('100', '999');
+const CUSTOMERS_ONLY = { body: { type: { $startsWith: 'customer.' } } };
 
 const PAYLOADS = {
   paid: {
@@ -54,6 +62,8 @@ describe('dashboard in headless Chromium', () => {
 
   /** What the steps learn and hand on. */
   const flow = { endpointId: '', capturePath: '', captureUrlShown: '', paidId: '', customerId: '' };
+  /** The second endpoint, made through the API, whose captures are checked for Stripe's signature. */
+  const signed = { endpointId: '', capturePath: '', destinationId: '' };
 
   beforeAll(async () => {
     if (!process.env.NODE_EXTRA_CA_CERTS) {
@@ -144,6 +154,29 @@ describe('dashboard in headless Chromium', () => {
     expect(status).toBe(200);
     expect(id).toEqual(expect.any(String));
     return id!;
+  }
+
+  /** The page's access token, for calls to the API beside the page. */
+  const accessToken = async () =>
+    String(await page.evaluate('localStorage.getItem("hooktrail.accessToken")'));
+
+  /** Sends `body` to the signed endpoint with the Stripe signature of SIGNED_BODY; returns the event id. */
+  async function captureSigned(body: string): Promise<string> {
+    const response = await fetch(`${sut!.url}${signed.capturePath}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'stripe-signature': Stripe.webhooks.generateTestHeaderString({
+          payload: SIGNED_BODY,
+          secret: STRIPE_SECRET,
+        }),
+      },
+      body,
+    });
+    const answer = (await response.json()) as { id?: string };
+    expect(response.status).toBe(200);
+    expect(answer.id).toEqual(expect.any(String));
+    return answer.id!;
   }
 
   /** The page was not reloaded since setReloadMarker: the marker is still on `window`, no load event fired. */
@@ -299,7 +332,7 @@ describe('dashboard in headless Chromium', () => {
       expect(await byTestId('destination-paused', row).textContent()).toContain('Paused');
       expect(await byTestId('destination-pause-toggle', row).textContent()).toBe('Resume');
       const destinationId = (await row.getAttribute('data-destination-id')) ?? '';
-      const token = String(await page.evaluate('localStorage.getItem("hooktrail.accessToken")'));
+      const token = await accessToken();
       const stored = await api(
         sut!.url,
         'GET',
@@ -456,6 +489,125 @@ describe('dashboard in headless Chromium', () => {
       await page.setViewportSize(DESKTOP);
     }
   });
+
+  step(
+    'sets a Stripe signature check in the Ingest rules panel; its secret is only ever shown masked',
+    async () => {
+      const token = await accessToken();
+      const created = await api(sut!.url, 'POST', '/api/endpoints', {
+        token,
+        body: { name: 'Stripe signed' },
+      });
+      expect(created.status).toBe(201);
+      signed.endpointId = created.body.endpoint.id;
+      signed.capturePath = new URL(created.body.endpoint.capture_url).pathname;
+      const destination = await api(sut!.url, 'POST', `/api/endpoints/${signed.endpointId}/destinations`, {
+        token,
+        body: { url: sink!.url },
+      });
+      expect(destination.status).toBe(201);
+      signed.destinationId = destination.body.destination.id;
+      const loadsBefore = watch.loads();
+      await page.evaluate(`window.location.hash = '/endpoints/${signed.endpointId}'`);
+
+      const panel = page.getByRole('region', { name: 'Ingest rules' });
+      expect(await byTestId('rules-verification', panel).textContent()).toBe('Not checked');
+      await panel.getByRole('button', { name: 'Edit ingest rules' }).click();
+      await panel.getByLabel('Signature provider').selectOption('stripe');
+      await panel.getByLabel('Signing secret').fill(STRIPE_SECRET);
+      await panel.getByLabel('When it fails').selectOption('flag');
+      const patch = page.waitForRequest(
+        (request) =>
+          request.method() === 'PATCH' && request.url().endsWith(`/api/endpoints/${signed.endpointId}`),
+      );
+      await panel.getByRole('button', { name: 'Save rules' }).click();
+      // Only the rule that changed is sent.
+      expect(JSON.parse((await patch).postData() ?? '')).toEqual({
+        verification: { provider: 'stripe', mode: 'flag', secret: STRIPE_SECRET, tolerance_seconds: 300 },
+      });
+
+      const masked = `••••${STRIPE_SECRET.slice(-4)}`;
+      const summary = byTestId('rules-verification', panel);
+      await summary.filter({ hasText: masked }).waitFor();
+      expect(await summary.textContent()).toMatch(
+        /^Stripe, flagged .*, timestamps within 300 s, secret ••••7f3a$/,
+      );
+      const stored = await api(sut!.url, 'GET', `/api/endpoints/${signed.endpointId}`, { token });
+      expect(stored.body.endpoint.verification).toEqual({
+        provider: 'stripe',
+        secret: masked,
+        mode: 'flag',
+        tolerance_seconds: 300,
+      });
+      expect(JSON.stringify(stored.body)).not.toContain(STRIPE_SECRET);
+      expect(await page.content()).not.toContain(STRIPE_SECRET);
+
+      // Editing again offers to keep the stored secret, which the page never had.
+      await panel.getByRole('button', { name: 'Edit ingest rules' }).click();
+      const secret = panel.getByLabel('Signing secret');
+      expect(await secret.inputValue()).toBe('');
+      expect(await secret.getAttribute('placeholder')).toBe(`leave empty to keep ${masked}`);
+      await panel.getByRole('button', { name: 'Cancel' }).click();
+      await panel.getByRole('button', { name: 'Edit ingest rules' }).waitFor();
+      await expectNoReload(loadsBefore);
+    },
+  );
+
+  step(
+    'marks a capture whose signature fails, filters the list on it, and explains it and its routing after a destination filter is saved',
+    async () => {
+      const loadsBefore = watch.loads();
+      await byTestId('events-empty').waitFor();
+      await page.locator('[data-testid="live-status"][data-state="open"]').waitFor();
+      const badId = await captureSigned(TAMPERED_BODY);
+      const goodId = await captureSigned(SIGNED_BODY);
+      const verification = (eventId: string, status: string) =>
+        eventRow(eventId).locator(`[data-testid="verification-badge"][data-verification="${status}"]`);
+      await verification(badId, 'failed').waitFor({ timeout: LIVE_TIMEOUT_MS });
+      await verification(goodId, 'verified').waitFor({ timeout: LIVE_TIMEOUT_MS });
+      expect(await verification(badId, 'failed').textContent()).toContain('Signature failed');
+
+      await page.getByLabel('Signature', { exact: true }).selectOption('failed');
+      await eventRow(goodId).waitFor({ state: 'detached' });
+      expect(await byTestId('event-row').count()).toBe(1);
+      expect(await eventRow(badId).count()).toBe(1);
+      expect(new URL(page.url()).hash).toBe(`#/endpoints/${signed.endpointId}?verification=failed`);
+      await byTestId('bulk-replay-unavailable').waitFor();
+
+      // A filter that the tampered invoice does not match.
+      const destination = page.locator(
+        `[data-testid="destination-row"][data-destination-id="${signed.destinationId}"]`,
+      );
+      await destination.getByRole('button', { name: `Edit filter of ${sink!.url}` }).click();
+      await destination.getByLabel('Filter (JSON)').fill(JSON.stringify(CUSTOMERS_ONLY));
+      await destination.getByRole('button', { name: 'Save filter' }).click();
+      const rule = byTestId('destination-filter-rule', destination);
+      await rule.waitFor();
+      expect(JSON.parse((await rule.textContent()) ?? '')).toEqual(CUSTOMERS_ONLY);
+      const stored = await api(
+        sut!.url,
+        'GET',
+        `/api/endpoints/${signed.endpointId}/destinations/${signed.destinationId}`,
+        { token: await accessToken() },
+      );
+      expect(stored.body.destination.filter).toEqual(CUSTOMERS_ONLY);
+
+      await openEvent(badId);
+      const shown = byTestId('event-verification');
+      expect(await shown.getAttribute('data-verification')).toBe('failed');
+      expect(await byTestId('event-verification-reason').textContent()).toMatch(/signature/);
+      const routing = page.getByRole('region', { name: 'Routing' });
+      const route = routing.locator('[data-testid="route"][data-receives="false"]');
+      await route.waitFor();
+      expect(await route.textContent()).toContain(sink!.url);
+      expect(await byTestId('route-reason', route).textContent()).toContain('body.type');
+
+      await routing.getByLabel('Filter (JSON)').fill('{"body": {"type": "invoice.paid"}}');
+      await routing.getByRole('button', { name: 'Test filter' }).click();
+      await routing.locator('[data-testid="filter-test-result"][data-matches="true"]').waitFor();
+      await expectNoReload(loadsBefore);
+    },
+  );
 
   step('logs out, back to the auth screen', async () => {
     const loadsBefore = watch.loads();

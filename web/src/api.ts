@@ -1,4 +1,12 @@
-import type { Session, User } from './types';
+import type {
+  Endpoint,
+  EventRoute,
+  FilterRule,
+  FilterVerdict,
+  IngestRulesInput,
+  Session,
+  User,
+} from './types';
 
 /**
  * The API client: same-origin JSON requests with the access token, refreshed about a minute before
@@ -371,5 +379,41 @@ export function startSession(): void {
   // Background tabs throttle timers: check the token as soon as the page is visible again.
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'visible' && read(KEY_REFRESH)) getAccessToken().catch(() => undefined);
+  });
+}
+
+/* ---------- ingest rules and routing ---------- */
+
+/** Sets the ingest rules given (null removes one); answers the endpoint, its rule secrets masked. */
+export async function updateIngestRules(endpointId: string, rules: IngestRulesInput): Promise<Endpoint> {
+  const { endpoint } = await api<{ endpoint: Endpoint }>(endpointPath(endpointId), {
+    method: 'PATCH',
+    body: rules,
+  });
+  return endpoint;
+}
+
+/** Which of the endpoint's destinations would get the event were it captured now, and why not. */
+export async function eventRouting(
+  endpointId: string,
+  eventId: string,
+  signal?: AbortSignal,
+): Promise<EventRoute[]> {
+  const { destinations } = await api<{ destinations: EventRoute[] }>(
+    endpointPath(endpointId, 'events', eventId, 'routing'),
+    { signal },
+  );
+  return destinations;
+}
+
+/** Tries a destination filter (null: none) on the event; nothing is saved. A bad rule is a 400. */
+export function testFilter(
+  endpointId: string,
+  eventId: string,
+  filter: FilterRule | null,
+): Promise<FilterVerdict> {
+  return api<FilterVerdict>(endpointPath(endpointId, 'events', eventId, 'filter-test'), {
+    method: 'POST',
+    body: { filter },
   });
 }

@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
  * Hash routes, so that the API server needs no fallback for client routes:
  *   #/                                   endpoints list
  *   #/login, #/signup                    auth screen in that mode (when logged out)
- *   #/endpoints/<id>[?status=&from=&q=&page=]   endpoint page, filters kept in the hash
+ *   #/endpoints/<id>[?status=&verification=&from=&q=&page=]   endpoint page, filters kept in the hash
  *   #/endpoints/<id>/events/<eventId>    event detail
  */
 export type Route =

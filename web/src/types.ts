@@ -28,9 +28,66 @@ export interface Destination {
   paused: boolean;
   /** fifo: one attempt at a time, in capture order; a failing delivery blocks those after it. */
   ordering: 'none' | 'fifo';
+  /** Which events it gets (decided at capture); null: every event. */
+  filter: FilterRule | null;
   created_at: string;
   /** Deliveries waiting for it (pending, or failed and owed a retry). */
   backlog: { pending: number; oldest_pending_at: string | null };
+}
+
+/**
+ * A destination filter, Hookdeck-style: `body`, `headers`, `query` and `method` matched by values, nested
+ * objects and operators ($eq $neq $in $nin $exists $gt $gte $lt $lte $startsWith $contains $and $or $not).
+ * The server checks it; a bad rule is a 400 naming its path.
+ */
+export type FilterRule = Record<string, unknown>;
+
+export const VERIFICATION_PROVIDERS = [
+  'stripe',
+  'github',
+  'shopify',
+  'slack',
+  'standard_webhooks',
+  'hmac',
+] as const;
+export type VerificationProvider = (typeof VERIFICATION_PROVIDERS)[number];
+export const HMAC_ALGORITHMS = ['sha1', 'sha256', 'sha512'] as const;
+export const HMAC_ENCODINGS = ['hex', 'base64'] as const;
+
+/** The provider's signature check. Answered with `secret` masked ("••••" and its last 4 characters). */
+export interface Verification {
+  provider: VerificationProvider;
+  secret: string;
+  /** enforce: a failing request is answered 401, stored, never forwarded; flag: stored, forwarded, marked. */
+  mode: 'flag' | 'enforce';
+  /** stripe, slack, standard_webhooks: how old a signed timestamp may be. */
+  tolerance_seconds?: number;
+  /** hmac only: the signature's header (lower case), its hash, encoding, and the text before it. */
+  header?: string;
+  algorithm?: (typeof HMAC_ALGORITHMS)[number];
+  encoding?: (typeof HMAC_ENCODINGS)[number];
+  prefix?: string;
+}
+
+/** A credential every capture must carry; `password` and `value` are answered masked. */
+export type InboundAuth =
+  { type: 'basic'; username: string; password: string } | { type: 'header'; name: string; value: string };
+
+/** A repeat of a delivery within the window is answered with the first event, not stored again. */
+export interface Dedup {
+  /** `provider`, `header:<lower-case name>` or `body:<dot.path>`. */
+  key: string;
+  window_seconds: number;
+}
+
+/** What POST and PATCH of an endpoint take for its ingest rules: null removes one, absent keeps it. */
+export interface IngestRulesInput {
+  verification?: (Omit<Verification, 'secret'> & { secret?: string }) | null;
+  inbound_auth?:
+    | { type: 'basic'; username: string; password?: string }
+    | { type: 'header'; name: string; value?: string }
+    | null;
+  dedup?: { key: string; window_seconds?: number } | null;
 }
 
 export interface Endpoint {
@@ -41,6 +98,9 @@ export interface Endpoint {
   capture_url: string;
   is_active: boolean;
   metadata: Record<string, unknown>;
+  verification: Verification | null;
+  inbound_auth: InboundAuth | null;
+  dedup: Dedup | null;
   created_at: string;
   destinations?: Destination[];
 }
@@ -48,11 +108,27 @@ export interface Endpoint {
 export const EVENT_STATUSES = ['received', 'delivered', 'failed', 'dead_letter'] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
 
-/** An event as listed; the live stream may send only a summary (id, endpoint_id, status, method, source_ip, received_at). */
+export const VERIFICATION_STATUSES = ['failed', 'verified', 'none'] as const;
+export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
+
+export interface EventVerification {
+  /** none: the endpoint checks no signature. */
+  status: VerificationStatus;
+  /** Why it failed; null otherwise. */
+  reason: string | null;
+}
+
+/**
+ * An event as listed; the live stream may send only a summary (id, endpoint_id, status, verification,
+ * method, source_ip, received_at).
+ */
 export interface HookEvent {
   id: string;
   endpoint_id: string;
   status: EventStatus | string;
+  verification?: EventVerification;
+  /** Repeats the endpoint's dedup answered without storing them. */
+  duplicate_count?: number;
   method?: string;
   headers?: Record<string, string | string[]>;
   query?: string;
@@ -100,10 +176,26 @@ export interface Pagination {
 
 export interface EventFilters {
   status: string;
+  /** A VerificationStatus, or '' for any. */
+  verification: string;
   /** ISO 8601, or '' for none. */
   from: string;
   q: string;
   page: number;
+}
+
+/** Whether a destination would get the event were it captured now, and why not. */
+export interface EventRoute {
+  id: string;
+  url: string;
+  receives: boolean;
+  reason: string | null;
+}
+
+/** A filter tried on an event: the first part of the rule it does not match, when it does not. */
+export interface FilterVerdict {
+  matches: boolean;
+  reason: string | null;
 }
 
 /** A bulk replay of the events matching a filter, and its progress. */

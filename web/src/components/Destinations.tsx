@@ -1,16 +1,20 @@
 import { useState } from 'preact/hooks';
 import { api, endpointPath } from '../api';
 import { localTime, plural } from '../format';
-import type { Destination } from '../types';
+import type { Destination, FilterRule } from '../types';
 import { Alert } from './Alert';
 import { CopyButton } from './CopyButton';
+import { FilterField, parseFilter } from './FilterField';
 
 interface Props {
   endpointId: string;
   initial: Destination[];
 }
 
-/** Where the endpoint's events are forwarded: add, remove, (de)activate, and show secrets on demand. */
+/**
+ * Where the endpoint's events are forwarded: add, remove, (de)activate, limit, filter, and show secrets
+ * on demand.
+ */
 export function Destinations({ endpointId, initial }: Props) {
   const [destinations, setDestinations] = useState<Destination[]>(initial);
   const [url, setUrl] = useState('');
@@ -230,6 +234,7 @@ function DestinationRow({ endpointId, destination, onChange, onRemoved }: RowPro
             : `${plural(destination.backlog.pending, 'delivery', 'deliveries')} waiting, the oldest since ${localTime(destination.backlog.oldest_pending_at)}`}
         </p>
         <FlowLimits destination={destination} onSave={patch} />
+        <DestinationFilter destination={destination} onSave={patch} />
       </div>
       <div class="destination-actions">
         <label class="switch" for={toggleId}>
@@ -289,13 +294,14 @@ function describeLimits(destination: Destination): string {
   return `Limits: ${rate}, ${inFlight}`;
 }
 
-interface LimitsProps {
+interface SettingProps {
   destination: Destination;
+  /** Sends the changes; false when the server refused them (the row shows why). */
   onSave: (changes: Partial<Destination>) => Promise<boolean>;
 }
 
 /** The destination's rate limit, max in flight and ordering, shown in words and edited in place. */
-function FlowLimits({ destination, onSave }: LimitsProps) {
+function FlowLimits({ destination, onSave }: SettingProps) {
   const [editing, setEditing] = useState(false);
   const [rate, setRate] = useState('');
   const [period, setPeriod] = useState<Destination['rate_limit_period']>('second');
@@ -380,6 +386,75 @@ function FlowLimits({ destination, onSave }: LimitsProps) {
       <button type="button" class="btn btn-small btn-ghost" onClick={() => setEditing(false)}>
         Cancel
       </button>
+    </form>
+  );
+}
+
+/** Which events the destination gets: its filter shown as JSON, edited in place or removed. */
+function DestinationFilter({ destination, onSave }: SettingProps) {
+  const [editing, setEditing] = useState(false);
+  const [text, setText] = useState('');
+  const [invalid, setInvalid] = useState<string | null>(null);
+  const { filter, url } = destination;
+
+  const open = () => {
+    setText(filter === null ? '' : JSON.stringify(filter, null, 2));
+    setInvalid(null);
+    setEditing(true);
+  };
+  const saveFilter = async (next: FilterRule | null) => {
+    if (await onSave({ filter: next })) setEditing(false);
+  };
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const parsed = parseFilter(text);
+    setInvalid('error' in parsed ? parsed.error : null);
+    if ('filter' in parsed) void saveFilter(parsed.filter);
+  };
+
+  if (!editing)
+    return (
+      <p class="filter-summary muted small" data-testid="destination-filter" data-filtered={filter !== null}>
+        Filter:{' '}
+        {filter === null ? (
+          'none (every event)'
+        ) : (
+          <code data-testid="destination-filter-rule">{JSON.stringify(filter)}</code>
+        )}{' '}
+        <button
+          type="button"
+          class="btn btn-small btn-ghost"
+          data-testid="edit-filter"
+          aria-label={`Edit filter of ${url}`}
+          onClick={open}
+        >
+          Edit filter
+        </button>
+        {filter !== null && (
+          <button
+            type="button"
+            class="btn btn-small btn-ghost"
+            data-testid="remove-filter"
+            aria-label={`Remove filter of ${url}`}
+            onClick={() => saveFilter(null)}
+          >
+            Remove filter
+          </button>
+        )}
+      </p>
+    );
+  return (
+    <form class="filter-form" onSubmit={submit} aria-label={`Filter of ${url}`}>
+      <FilterField id={`filter-${destination.id}`} label="Filter (JSON)" value={text} onInput={setText} />
+      <Alert error={invalid} />
+      <div class="toolbar">
+        <button type="submit" class="btn btn-small btn-primary" data-testid="save-filter">
+          Save filter
+        </button>
+        <button type="button" class="btn btn-small btn-ghost" onClick={() => setEditing(false)}>
+          Cancel
+        </button>
+      </div>
     </form>
   );
 }

@@ -8,9 +8,10 @@ import { Alert } from './Alert';
 import { CopyButton } from './CopyButton';
 import { Destinations } from './Destinations';
 import { EventsList } from './EventsList';
+import { IngestRules } from './IngestRules';
 import { StatusBadge } from './StatusBadge';
 
-/** One endpoint: its capture URL, destinations and live events. */
+/** One endpoint: its capture URL, ingest rules, destinations and live events. */
 export function EndpointPage({ id, params }: { id: string; params: URLSearchParams }) {
   const [endpoint, setEndpoint] = useState<Endpoint | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -39,6 +40,12 @@ export function EndpointPage({ id, params }: { id: string; params: URLSearchPara
     return () => controller.abort();
   }, [id]);
 
+  /** An endpoint as PATCH answers it (without destinations, which the Destinations card keeps). */
+  const applyUpdate = (updated: Endpoint) =>
+    setEndpoint((current) =>
+      current ? { ...current, ...updated, destinations: current.destinations } : current,
+    );
+
   const toggleActive = async () => {
     if (!endpoint) return;
     const next = !endpoint.is_active;
@@ -49,9 +56,7 @@ export function EndpointPage({ id, params }: { id: string; params: URLSearchPara
         method: 'PATCH',
         body: { is_active: next },
       });
-      setEndpoint((current) =>
-        current ? { ...current, ...updated, destinations: current.destinations } : current,
-      );
+      applyUpdate(updated);
     } catch (err) {
       setEndpoint((current) => (current ? { ...current, is_active: !next } : current));
       setToggleError(err);
@@ -136,6 +141,8 @@ export function EndpointPage({ id, params }: { id: string; params: URLSearchPara
           </p>
         )}
       </section>
+
+      <IngestRules endpoint={endpoint} onSaved={applyUpdate} />
 
       <Destinations endpointId={endpoint.id} initial={endpoint.destinations ?? []} />
 

@@ -9,7 +9,9 @@ import { Alert } from './Alert';
 import { CopyButton } from './CopyButton';
 import { Deliveries } from './Deliveries';
 import { LiveIndicator } from './LiveIndicator';
+import { Routing } from './Routing';
 import { StatusBadge } from './StatusBadge';
+import { VerificationBadge } from './VerificationBadge';
 
 const POLL_MS = 2000;
 /** After a replay, poll this long even before the new delivery shows up. */
@@ -210,6 +212,30 @@ export function EventDetail({ endpointId, eventId }: { endpointId: string; event
               <StatusBadge status={event.status} />
             </dd>
           </div>
+          <div>
+            <dt>Signature</dt>
+            <dd data-testid="event-verification" data-verification={event.verification?.status}>
+              {event.verification?.status === 'none' ? (
+                <span class="muted">Not checked</span>
+              ) : (
+                <VerificationBadge verification={event.verification} />
+              )}
+              {event.verification?.reason && (
+                <p class="small verification-reason" data-testid="event-verification-reason">
+                  {event.verification.reason}
+                </p>
+              )}
+            </dd>
+          </div>
+          {!!event.duplicate_count && (
+            <div>
+              <dt>Repeats</dt>
+              <dd data-testid="event-duplicates">
+                ×{event.duplicate_count} {event.duplicate_count === 1 ? 'repeat' : 'repeats'}
+                <p class="hint">Answered with this event, not stored again.</p>
+              </dd>
+            </div>
+          )}
         </dl>
         <QuerySection query={event.query ?? ''} />
         <HeadersTable headers={event.headers ?? {}} />
@@ -217,6 +243,8 @@ export function EventDetail({ endpointId, eventId }: { endpointId: string; event
       </section>
 
       <Deliveries deliveries={event.deliveries} endpointId={endpointId} />
+
+      <Routing endpointId={endpointId} eventId={event.id} />
 
       <AiPanel eventPath={path} eventStatus={event.status} />
     </div>

@@ -3,17 +3,23 @@ import { api, endpointPath, isAbortError } from '../api';
 import { isoToLocalInput, localInputToIso, localTime, plural, preview } from '../format';
 import { type LiveChange, useEventStream } from '../hooks';
 import { href, replaceHash } from '../router';
-import type { Endpoint, EventFilters, HookEvent, Pagination } from '../types';
-import { EVENT_STATUSES } from '../types';
+import type { Endpoint, EventFilters, HookEvent, Pagination, VerificationStatus } from '../types';
+import { EVENT_STATUSES, VERIFICATION_STATUSES } from '../types';
 import { Alert } from './Alert';
 import { BulkReplayBar } from './BulkReplayBar';
 import { CopyButton } from './CopyButton';
 import { LiveIndicator } from './LiveIndicator';
 import { StatusBadge, statusLabel } from './StatusBadge';
+import { VerificationBadge } from './VerificationBadge';
 
 const DEFAULT_LIMIT = 50;
 const SEARCH_DEBOUNCE_MS = 300;
 const FRESH_MS = 4000;
+const SIGNATURE_LABELS: Record<VerificationStatus, string> = {
+  failed: 'Failed',
+  verified: 'Verified',
+  none: 'Unchecked',
+};
 
 interface Filters extends EventFilters {
   limit: number;
@@ -26,11 +32,13 @@ interface ListData {
 
 function filtersFromParams(params: URLSearchParams): Filters {
   const status = params.get('status') ?? '';
+  const verification = params.get('verification') ?? '';
   const page = Number(params.get('page'));
   const limit = Number(params.get('limit'));
   const from = params.get('from') ?? '';
   return {
     status: (EVENT_STATUSES as readonly string[]).includes(status) ? status : '',
+    verification: (VERIFICATION_STATUSES as readonly string[]).includes(verification) ? verification : '',
     from: from && !Number.isNaN(Date.parse(from)) ? from : '',
     q: params.get('q') ?? '',
     page: Number.isInteger(page) && page > 0 ? page : 1,
@@ -39,13 +47,14 @@ function filtersFromParams(params: URLSearchParams): Filters {
 }
 
 function hasFilter(f: Filters): boolean {
-  return f.status !== '' || f.from !== '' || f.q !== '';
+  return f.status !== '' || f.verification !== '' || f.from !== '' || f.q !== '';
 }
 
 /** The API query (and the hash query) of the filters; defaults left out of the hash. */
 function toQuery(f: Filters, forApi: boolean): string {
   const params = new URLSearchParams();
   if (f.status) params.set('status', f.status);
+  if (f.verification) params.set('verification', f.verification);
   if (f.from) params.set('from', f.from);
   if (f.q) params.set('q', f.q);
   if (forApi || f.page !== 1) params.set('page', String(f.page));
@@ -56,6 +65,7 @@ function toQuery(f: Filters, forApi: boolean): string {
 /** Whether a newly created event belongs on the current view (page 1 with these filters). */
 function matches(event: HookEvent, f: Filters): boolean {
   if (f.status && event.status !== f.status) return false;
+  if (f.verification && event.verification?.status !== f.verification) return false;
   if (f.from && event.received_at && Date.parse(event.received_at) < Date.parse(f.from)) return false;
   if (f.q) {
     // The API searches the body case-insensitively; without the body in the message we cannot tell.
@@ -218,7 +228,7 @@ export function EventsList({
   const clearFilters = () => {
     clearTimeout(searchTimer.current);
     setQInput('');
-    setFilters((f) => ({ ...f, status: '', from: '', q: '', page: 1 }));
+    setFilters((f) => ({ ...f, status: '', verification: '', from: '', q: '', page: 1 }));
   };
 
   const showNew = () => {
@@ -256,6 +266,22 @@ export function EventsList({
           </select>
         </div>
         <div class="field">
+          <label for="filter-verification">Signature</label>
+          <select
+            id="filter-verification"
+            data-testid="filter-verification"
+            value={filters.verification}
+            onChange={(e) => update({ verification: e.currentTarget.value })}
+          >
+            <option value="">Any</option>
+            {VERIFICATION_STATUSES.map((v) => (
+              <option key={v} value={v}>
+                {SIGNATURE_LABELS[v]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
           <label for="filter-from">Received from</label>
           <input
             id="filter-from"
@@ -284,13 +310,19 @@ export function EventsList({
         )}
       </form>
 
-      <BulkReplayBar
-        endpointId={endpoint.id}
-        status={filters.status}
-        from={filters.from}
-        q={filters.q}
-        listed={data?.pagination.total}
-      />
+      {filters.verification ? (
+        <p class="hint bulk-replay-note" data-testid="bulk-replay-unavailable">
+          Bulk replay does not filter by signature: set Signature to Any to replay the matching events.
+        </p>
+      ) : (
+        <BulkReplayBar
+          endpointId={endpoint.id}
+          status={filters.status}
+          from={filters.from}
+          q={filters.q}
+          listed={data?.pagination.total}
+        />
+      )}
 
       {newCount > 0 && (
         <div class="banner" role="status" data-testid="new-events-banner">
@@ -375,6 +407,7 @@ function EventRow({ endpointId, event, fresh }: { endpointId: string; event: Hoo
         <span class="method">{event.method ?? '—'}</span>
         <span class="event-preview">{body || <span class="muted">Open to see the payload</span>}</span>
         <span class="event-meta">
+          <VerificationBadge verification={event.verification} />{' '}
           <time dateTime={event.received_at}>{localTime(event.received_at)}</time>
           {event.source_ip ? <span> · {event.source_ip}</span> : null}
         </span>
