@@ -8,7 +8,7 @@
 // Environment (all optional):
 //   BENCH_POSTGRES_URL  postgres://postgres@127.0.0.1:5432   server for the two databases it creates
 //   BENCH_REDIS_URL     redis://127.0.0.1:6379
-//   BENCH_SCENARIOS     capture,delivery,flow,soak,reads     a subset to run only those
+//   BENCH_SCENARIOS     capture,rules,delivery,flow,soak,reads  a subset to run only those
 //   BENCH_CAPTURE_SECONDS 20   BENCH_CONNECTIONS 50          scenario 1
 //   BENCH_SOAK_SECONDS  300                                   scenario 4 (RSS after it vs after 1 minute)
 //   BENCH_READ_EVENTS   1000000                               scenario 3
@@ -39,7 +39,7 @@ const {
   startSink,
   cpuMeter,
 } = require('./lib/processes');
-const { webhookBody, constantLoad, markedLoad, now } = require('./lib/load');
+const { webhookBody, constantLoad, markedLoad, signedLoad, now } = require('./lib/load');
 const { insertChunkSql, rareEvent, COMMON_WORD } = require('./lib/seed');
 const { percentile, ms, mb, count, rate, machine, table } = require('./lib/report');
 
@@ -50,7 +50,7 @@ const CONFIG = {
   postgresUrl: (env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, ''),
   redisUrl: env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
   scenarios: new Set(
-    (env.BENCH_SCENARIOS ?? 'capture,delivery,flow,soak,reads').split(',').map((name) => name.trim()),
+    (env.BENCH_SCENARIOS ?? 'capture,rules,delivery,flow,soak,reads').split(',').map((name) => name.trim()),
   ),
   captureSeconds: number('BENCH_CAPTURE_SECONDS', 20),
   connections: number('BENCH_CONNECTIONS', 50),
@@ -230,13 +230,13 @@ const backendsOf = (db, database) => async () =>
     ])
   ).rows.map((row) => row.pid);
 
-/** Runs a load while metering the CPU of a process and of its database's backends: µs per 2xx. */
-async function meteredLoad(url, load, processPid, backends) {
+/** Runs a load (constantLoad, or `loader`) while metering the CPU of a process and of its database's backends: µs per 2xx. */
+async function meteredLoad(url, load, processPid, backends, loader = constantLoad) {
   const processCpu = cpuMeter(async () => [processPid]);
   const databaseCpu = cpuMeter(backends);
   await Promise.all([processCpu.start(), databaseCpu.start()]);
   const loadAvg = loadavg()[0];
-  const result = await constantLoad(url, load);
+  const result = await loader(url, load);
   const [processMs, databaseMs] = await Promise.all([processCpu.stop(), databaseCpu.stop()]);
   return {
     ...result,
@@ -285,6 +285,7 @@ async function scenarioCapture(context) {
     ledger.inFlightAtStop += CONFIG.connections;
   }
   const ratio = measured.perSecond / reference.perSecond;
+  context.referencePerSecond = reference.perSecond;
   const scenario = `1. capture, 1 KB POST, ${CONFIG.connections} conn., ${CONFIG.captureSeconds} s`;
   addRow(scenario, 'Hooktrail requests/s', rate(measured.perSecond));
   addRow(scenario, 'reference requests/s (same run, same load)', rate(reference.perSecond));
@@ -339,6 +340,91 @@ async function scenarioCapture(context) {
     `Scenario 1 left ${count(drain.backlog)} deliveries queued behind the captures (the worker runs in the same ` +
       `process and delivers during the load); they drained in ${drain.seconds.toFixed(0)} s.`,
   );
+}
+
+/** Stripe's signing secret of the ingest rules scenario's endpoint. */
+const RULES_SECRET = `whsec_${randomBytes(16).toString('hex')}`;
+/** Every this many requests of the rules scenario, the previous one is sent again (a re-delivery). */
+const RULES_REPEAT_EVERY = 100;
+
+/**
+ * Scenario 7: scenario 1's load on an endpoint with ingest rules: Stripe verification (enforced), dedup on
+ * Stripe's event id, and two destinations with filters, each request with its own id and signature.
+ */
+async function scenarioRules(context) {
+  const { service, baseUrl, token, sink, db } = context;
+  const { endpoint } = await api(baseUrl, 'POST', '/api/endpoints', {
+    token,
+    body: {
+      name: 'rules',
+      verification: { provider: 'stripe', secret: RULES_SECRET, mode: 'enforce' },
+      dedup: { key: 'provider' },
+    },
+  });
+  for (const filter of [
+    { body: { type: { $startsWith: 'invoice.' } }, headers: { 'content-type': { $contains: 'json' } } },
+    { body: { data: { object: { amount_paid: { $gte: 10000 }, currency: { $in: ['usd', 'eur'] } } } } },
+  ])
+    await api(baseUrl, 'POST', `/api/endpoints/${endpoint.id}/destinations`, {
+      token,
+      body: { url: sink.url, filter },
+    });
+  const url = `${baseUrl}/in/${endpoint.public_token}`;
+  const load = { connections: CONFIG.connections, secret: RULES_SECRET, repeatEvery: RULES_REPEAT_EVERY };
+  log(`scenario 7: ingest rules, ${CONFIG.connections} connections, ${CONFIG.captureSeconds} s`);
+  await signedLoad(url, { ...load, duration: CONFIG.warmupSeconds });
+  const measured = await meteredLoad(
+    url,
+    { ...load, duration: CONFIG.captureSeconds },
+    service.pid,
+    backendsOf(db, names.serviceDb),
+    signedLoad,
+  );
+  const { rows } = await db.query(
+    `select count(*)::int as events, count(*) filter (where verification_status = 'verified')::int as verified,
+            coalesce(sum(duplicate_count), 0)::int as repeats,
+            (select count(*)::int from deliveries d join events e on e.id = d.event_id where e.endpoint_id = $1) as deliveries
+     from events where endpoint_id = $1`,
+    [endpoint.id],
+  );
+  const [stored] = rows;
+  const scenario = `7. ingest rules: Stripe verification + dedup + 2 filtered destinations, 1 KB POST, ${CONFIG.connections} conn.`;
+  addRow(scenario, 'Hooktrail requests/s', rate(measured.perSecond));
+  if (context.referencePerSecond)
+    addRow(
+      scenario,
+      'ratio to the reference of scenario 1 (same run)',
+      `${(measured.perSecond / context.referencePerSecond).toFixed(2)}×`,
+    );
+  addRow(
+    scenario,
+    'latency p50 / p99',
+    `${ms(measured.p50)} / ${ms(measured.p99)}`,
+    'p99 ≤ 50 ms',
+    measured.p99 <= 50,
+  );
+  addRow(
+    scenario,
+    'CPU per answered capture: Node process + its PostgreSQL backends',
+    `${Math.round(measured.processUs)} + ${Math.round(measured.databaseUs)} µs`,
+  );
+  addRow(
+    scenario,
+    'events stored, all verified, each with 2 deliveries; repeats answered as duplicates and counted',
+    `${count(stored.events)} stored, ${count(stored.verified)} verified, ${count(stored.deliveries)} deliveries; ` +
+      `${count(measured.duplicates)} duplicates answered, ${count(stored.repeats)} counted`,
+    'all verified, 2 each',
+    stored.verified === stored.events && stored.deliveries === 2 * stored.events,
+  );
+  addRow(
+    scenario,
+    'errors (non-2xx, socket errors, time-outs)',
+    String(measured.errors),
+    '0',
+    measured.errors === 0,
+  );
+  log('scenario 7: waiting for the delivery backlog to drain');
+  await waitForDrain(db, 'after scenario 7');
 }
 
 async function scenarioDelivery(context) {
@@ -836,6 +922,7 @@ async function main() {
     await scenarioCapture(context);
   }
   await stopProcess(baselineProcess);
+  if (CONFIG.scenarios.has('rules')) await scenarioRules(context);
   if (CONFIG.scenarios.has('delivery')) await scenarioDelivery(context);
   if (CONFIG.scenarios.has('flow')) {
     await scenarioRateLimit(context);
@@ -849,7 +936,7 @@ async function main() {
     seeded = await scenarioSoak(context, seedMeanwhile);
   }
   if (reads) await scenarioReads(context, seeded);
-  if (['capture', 'delivery', 'flow', 'soak'].some((name) => CONFIG.scenarios.has(name))) {
+  if (['capture', 'rules', 'delivery', 'flow', 'soak'].some((name) => CONFIG.scenarios.has(name))) {
     await recordLedger(context);
   }
 

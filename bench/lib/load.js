@@ -1,5 +1,6 @@
 // Load generation with autocannon (in this process), and the request bodies of the benchmark.
 const autocannon = require('autocannon');
+const { createHmac } = require('node:crypto');
 const { performance } = require('node:perf_hooks');
 
 const now = () => performance.timeOrigin + performance.now();
@@ -116,4 +117,44 @@ async function markedLoad(url, { connections, duration, overallRate, firstMarker
   return { ...summarize(result), answeredAt, unmatched, nextMarker: next };
 }
 
-module.exports = { webhookBody, constantLoad, markedLoad, now };
+/** Stripe's signature header of a body (its documented scheme: HMAC-SHA256 of "<t>.<body>"). */
+function stripeSignature(secret, body, timestamp = Math.floor(Date.now() / 1000)) {
+  const mac = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
+  return `t=${timestamp},v1=${mac}`;
+}
+
+/**
+ * A load of Stripe-signed 1 KB bodies, each with its own event id, except every `repeatEvery`-th request,
+ * which sends the previous body again (a provider's re-delivery): the ingest rules scenario.
+ */
+async function signedLoad(url, { connections, duration, secret, repeatEvery }) {
+  let sequence = 0;
+  let duplicates = 0;
+  let previous;
+  const result = await run({
+    url,
+    connections,
+    duration,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest(request) {
+          sequence += 1;
+          const repeat = previous !== undefined && sequence % repeatEvery === 0;
+          const body = repeat
+            ? previous
+            : webhookBody(1024).replace('evt_1QbenchA9f7e97965d6cf', `evt_bench_${sequence}`);
+          previous = body;
+          const headers = { ...HEADERS, 'stripe-signature': stripeSignature(secret, body) };
+          return { ...request, headers, body };
+        },
+        onResponse(status, body) {
+          if (status === 200 && body.includes('"duplicate":true')) duplicates += 1;
+        },
+      },
+    ],
+  });
+  return { ...summarize(result), duplicates };
+}
+
+module.exports = { webhookBody, constantLoad, markedLoad, signedLoad, now };
