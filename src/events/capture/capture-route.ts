@@ -104,7 +104,8 @@ function captureOf(request: IncomingMessage): { token: string; query: string } |
  * no router, hooks, Nest pipeline, ORM unit of work or body parsing on the hot path; every other request
  * goes on to Fastify. Whatever the method or Content-Type, the body is read as raw bytes (up to
  * CAPTURE_MAX_BODY_BYTES, 413 beyond) and stored exactly as sent. Once the body is read, the answer comes
- * within CAPTURE_TIMEOUT_MS: 200 after the commit, or 503 with Retry-After. Errors answer in Nest's JSON
+ * within CAPTURE_TIMEOUT_MS: 200 after the commit, or 503 with Retry-After (and the endpoint's ingest rules'
+ * answers: 401, or 200 with `duplicate: true`). Errors answer in Nest's JSON
  * shape `{statusCode, error, message}`. While the service closes, new captures get 503 and every answer
  * says `Connection: close`, as Fastify does for its routes.
  */

@@ -36,8 +36,8 @@ export type StoreOutcome =
   | { kind: 'inactive-endpoint' };
 
 /**
- * Stores a batch of captures in ONE statement (so one implicit transaction and one commit): the endpoints
- * are looked up by token, the events of active endpoints are inserted, and one `pending` delivery per
+ * The statement that stores a batch of captures at once (so one implicit transaction and one commit): the
+ * endpoints are looked up by token, the events of active endpoints are inserted, and one `pending` delivery per
  * active destination of each event that is forwarded, except the destinations its filters skip (the
  * outbox the delivery sweeper drains). Every input row gets its outcome back, in input order. Unknown and
  * inactive endpoints are decided in the same round trip and store nothing; so does a capture judged by
@@ -46,13 +46,42 @@ export type StoreOutcome =
  *
  * Dedup: a row with a key claims it in `dedup_keys` (unique per endpoint) unless a live claim holds it; the
  * upsert returns the claim's event, so a repeat (in this batch or from another process, whose statement
- * waits on the key until the first commits) is answered with the first event's id, stored nothing, and
- * counted on the first event. An expired claim is taken over.
+ * waits on the key until the first commits) is answered with the first event's id and stores nothing. An
+ * expired claim is taken over. Repeats of an event stored by the same statement are counted as it is
+ * inserted; those of an earlier event by `countRepeats` after it (this statement's snapshot may predate
+ * that event's commit, and an update here would not find it).
  *
  * An endpoint or destination deleted while the statement runs makes it fail on a foreign key (23503);
  * CaptureWriter then retries the rows one by one, and they see the deletion.
  */
-const STORE_BATCH_SQL = `
+function storeBatchSql(withDedup: boolean): string {
+  // Without dedup keys in the batch, the dedup steps are left out: `judged` is `accepted`, nothing repeats.
+  const dedupSteps = `
+claimed as (
+  insert into dedup_keys (endpoint_id, key, event_id, expires_at)
+  select distinct on (endpoint_id, dedup_key) endpoint_id, dedup_key, id, dedup_expires_at
+  from accepted where dedup_key is not null
+  order by endpoint_id, dedup_key, position
+  on conflict (endpoint_id, key) do update set
+    event_id = case when dedup_keys.expires_at <= now() then excluded.event_id else dedup_keys.event_id end,
+    expires_at = case when dedup_keys.expires_at <= now() then excluded.expires_at else dedup_keys.expires_at end
+  returning endpoint_id, key, event_id
+),
+judged as (
+  select accepted.*, claimed.event_id as first_id
+  from accepted left join claimed on claimed.endpoint_id = accepted.endpoint_id and claimed.key = accepted.dedup_key
+),
+repeats as (
+  select first_id, count(*)::int as repeats from judged where first_id <> id group by first_id
+),`;
+  const withoutDedup = `
+judged as (
+  select accepted.*, null::uuid as first_id from accepted
+),
+repeats as (
+  select null::uuid as first_id, 0 as repeats where false
+),`;
+  return `
 with input as (
   select *
   from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::text[],
@@ -72,24 +101,7 @@ matched as (
 ),
 accepted as (
   select * from matched where is_active and current_rules and authorized
-),
-claimed as (
-  insert into dedup_keys (endpoint_id, key, event_id, expires_at)
-  select distinct on (endpoint_id, dedup_key) endpoint_id, dedup_key, id, dedup_expires_at
-  from accepted where dedup_key is not null
-  order by endpoint_id, dedup_key, position
-  on conflict (endpoint_id, key) do update set
-    event_id = case when dedup_keys.expires_at <= now() then excluded.event_id else dedup_keys.event_id end,
-    expires_at = case when dedup_keys.expires_at <= now() then excluded.expires_at else dedup_keys.expires_at end
-  returning endpoint_id, key, event_id
-),
-judged as (
-  select accepted.*, claimed.event_id as first_id
-  from accepted left join claimed on claimed.endpoint_id = accepted.endpoint_id and claimed.key = accepted.dedup_key
-),
-repeats as (
-  select first_id, count(*)::int as repeats from judged where first_id <> id group by first_id
-),
+),${withDedup ? dedupSteps : withoutDedup}
 stored as (
   insert into events (id, endpoint_id, status, method, headers, query, body_text, body_bytes, source_ip,
                       received_at, verification_status, verification_reason, duplicate_count)
@@ -98,11 +110,6 @@ stored as (
   from judged left join repeats on repeats.first_id = judged.id
   where judged.first_id is null or judged.first_id = judged.id
   returning id, endpoint_id
-),
-counted as (
-  -- Repeats of an event committed earlier (those of an event stored above are counted as it is inserted).
-  update events set duplicate_count = events.duplicate_count + repeats.repeats
-  from repeats where events.id = repeats.first_id
 ),
 targets as (
   select id, endpoint_id, url from destinations
@@ -123,6 +130,13 @@ from matched
 left join judged on judged.id = matched.id
 left join (select event_id, array_agg(id::text) as ids from queued group by event_id) created on created.event_id = matched.id
 order by matched.position`;
+}
+
+/** The statement for a batch with dedup keys, and the leaner one for a batch without (most batches). */
+const STORE_BATCH = {
+  withDedup: { name: 'hooktrail-capture-batch-dedup', text: storeBatchSql(true) },
+  withoutDedup: { name: 'hooktrail-capture-batch', text: storeBatchSql(false) },
+};
 
 /** An endpoint's ingest rules as stored: secrets sealed, the filters of its active destinations. */
 export interface RulesRow {
@@ -226,9 +240,11 @@ export class CaptureRepository {
       columns.dedupExpiresAt.push(capture.dedupExpiresAt?.toISOString() ?? null);
       columns.authorized.push(verdict.authorized);
     }
+    const statement = columns.dedupKeys.some((key) => key !== null)
+      ? STORE_BATCH.withDedup
+      : STORE_BATCH.withoutDedup;
     const { rows } = await this.pool.query<OutcomeRow>({
-      name: 'hooktrail-capture-batch',
-      text: STORE_BATCH_SQL,
+      ...statement,
       values: [
         columns.ids,
         columns.tokens,
@@ -250,7 +266,7 @@ export class CaptureRepository {
       ],
     });
     const ids = columns.ids;
-    return rows.map((row): StoreOutcome => {
+    const outcomes = rows.map((row): StoreOutcome => {
       if (row.endpoint_id === null) return { kind: 'unknown-endpoint' };
       if (!row.is_active) return { kind: 'inactive-endpoint' };
       if (!row.current_rules) return { kind: 'stale-rules' };
@@ -259,6 +275,28 @@ export class CaptureRepository {
         return { kind: 'duplicate', firstId: row.first_id };
       return { kind: 'stored', endpointId: row.endpoint_id, deliveryIds: row.delivery_ids };
     });
+    await this.countRepeats(outcomes, new Set(ids));
+    return outcomes;
+  }
+
+  /** Adds the repeats answered as duplicates of events stored before this batch to their `duplicate_count`. */
+  private async countRepeats(outcomes: StoreOutcome[], batchIds: Set<string>): Promise<void> {
+    const repeats = new Map<string, number>();
+    for (const outcome of outcomes)
+      if (outcome.kind === 'duplicate' && !batchIds.has(outcome.firstId))
+        repeats.set(outcome.firstId, (repeats.get(outcome.firstId) ?? 0) + 1);
+    if (repeats.size === 0) return;
+    // The batch is committed: a count that fails is logged, and the captures are answered all the same.
+    await this.pool
+      .query({
+        name: 'hooktrail-capture-repeats',
+        text: `update events set duplicate_count = duplicate_count + counted.repeats
+             from unnest($1::uuid[], $2::int[]) as counted(id, repeats) where events.id = counted.id`,
+        values: [[...repeats.keys()], [...repeats.values()]],
+      })
+      .catch((error: Error) =>
+        this.logger.warn(`repeats of ${repeats.size} event(s) not counted: ${error.message}`),
+      );
   }
 
   /** The rules of the endpoint with this token as stored (secrets sealed), or undefined when there is none. */

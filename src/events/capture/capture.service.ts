@@ -142,7 +142,12 @@ export class CaptureService {
       }
       if (outcome.kind === 'stale-rules') {
         if (reads === RULE_READS_MAX) return { kind: 'unavailable', reason: 'timeout' };
-        rules = await this.rules.reload(request.token);
+        try {
+          rules = await this.rules.reload(request.token);
+        } catch (error) {
+          this.logUnavailable('database', error as Error);
+          return { kind: 'unavailable', reason: 'database' };
+        }
         continue;
       }
       return this.answer(outcome, request, { eventId, receivedAt, bodyText, verdict });
