@@ -54,34 +54,8 @@ export type StoreOutcome =
  * An endpoint or destination deleted while the statement runs makes it fail on a foreign key (23503);
  * CaptureWriter then retries the rows one by one, and they see the deletion.
  */
-function storeBatchSql(withDedup: boolean): string {
-  // Without dedup keys in the batch, the dedup steps are left out: `judged` is `accepted`, nothing repeats.
-  const dedupSteps = `
-claimed as (
-  insert into dedup_keys (endpoint_id, key, event_id, expires_at)
-  select distinct on (endpoint_id, dedup_key) endpoint_id, dedup_key, id, dedup_expires_at
-  from accepted where dedup_key is not null
-  order by endpoint_id, dedup_key, position
-  on conflict (endpoint_id, key) do update set
-    event_id = case when dedup_keys.expires_at <= now() then excluded.event_id else dedup_keys.event_id end,
-    expires_at = case when dedup_keys.expires_at <= now() then excluded.expires_at else dedup_keys.expires_at end
-  returning endpoint_id, key, event_id
-),
-judged as (
-  select accepted.*, claimed.event_id as first_id
-  from accepted left join claimed on claimed.endpoint_id = accepted.endpoint_id and claimed.key = accepted.dedup_key
-),
-repeats as (
-  select first_id, count(*)::int as repeats from judged where first_id <> id group by first_id
-),`;
-  const withoutDedup = `
-judged as (
-  select accepted.*, null::uuid as first_id from accepted
-),
-repeats as (
-  select null::uuid as first_id, 0 as repeats where false
-),`;
-  return `
+function storeBatchSql(routed: boolean): string {
+  const input = `
 with input as (
   select *
   from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::text[],
@@ -99,43 +73,84 @@ matched as (
          found.rules_version is not distinct from input.rules_version as current_rules
   from input left join found on found.public_token = input.token
 ),
-accepted as (
-  select * from matched where is_active and current_rules and authorized
-),${withDedup ? dedupSteps : withoutDedup}
-stored as (
-  insert into events (id, endpoint_id, status, method, headers, query, body_text, body_bytes, source_ip,
-                      received_at, verification_status, verification_reason, duplicate_count)
-  select judged.id, endpoint_id, 'received', method, headers::jsonb, query, body_text, body_bytes, source_ip,
-         received_at, verification_status, verification_reason, coalesce(repeats.repeats, 0)
-  from judged left join repeats on repeats.first_id = judged.id
-  where judged.first_id is null or judged.first_id = judged.id
-  returning id, endpoint_id
-),
 targets as (
   select id, endpoint_id, url from destinations
   where is_active and endpoint_id in (select id from found where is_active)
-),
-queued as (
+),`;
+  const insertEvents = `
+  insert into events (id, endpoint_id, status, method, headers, query, body_text, body_bytes, source_ip,
+                      received_at, verification_status, verification_reason, duplicate_count)`;
+  const eventValues = `id, endpoint_id, 'received', method, headers::jsonb, query, body_text, body_bytes,
+         source_ip, received_at, verification_status, verification_reason`;
+  const insertDeliveries = `
   insert into deliveries (id, event_id, destination_id, destination_url, dispatch_id, status, next_attempt_at)
   select gen_random_uuid(), stored.id, targets.id, targets.url, stored.id, 'pending', now()
-  from stored
+  from stored`;
+  const outcomes = (firstId: string, from: string) => `
+select matched.position::int as position, matched.endpoint_id::text as endpoint_id, matched.is_active,
+       matched.current_rules, matched.authorized, ${firstId} as first_id,
+       coalesce(created.ids, '{}') as delivery_ids
+from matched${from}
+left join (select event_id, array_agg(id::text) as ids from queued group by event_id) created on created.event_id = matched.id
+order by matched.position`;
+  if (!routed)
+    // Every accepted row is forwarded to every active destination, and none has a dedup key.
+    return `${input}
+stored as (${insertEvents}
+  select ${eventValues}, 0
+  from matched where is_active and current_rules and authorized
+  returning id, endpoint_id
+),
+queued as (${insertDeliveries}
+  join targets on targets.endpoint_id = stored.endpoint_id
+  returning id, event_id
+)${outcomes('null::text', '')}`;
+  return `${input}
+accepted as (
+  select id, endpoint_id, dedup_key, dedup_expires_at, position, forward, skip
+  from matched where is_active and current_rules and authorized
+),
+claimed as (
+  insert into dedup_keys (endpoint_id, key, event_id, expires_at)
+  select distinct on (endpoint_id, dedup_key) endpoint_id, dedup_key, id, dedup_expires_at
+  from accepted where dedup_key is not null
+  order by endpoint_id, dedup_key, position
+  on conflict (endpoint_id, key) do update set
+    event_id = case when dedup_keys.expires_at <= now() then excluded.event_id else dedup_keys.event_id end,
+    expires_at = case when dedup_keys.expires_at <= now() then excluded.expires_at else dedup_keys.expires_at end
+  returning endpoint_id, key, event_id
+),
+judged as (
+  select accepted.*, claimed.event_id as first_id
+  from accepted left join claimed on claimed.endpoint_id = accepted.endpoint_id and claimed.key = accepted.dedup_key
+),
+repeats as (
+  select first_id, count(*)::int as repeats from judged where first_id <> id group by first_id
+),
+stored as (${insertEvents}
+  select ${eventValues}, coalesce(repeats.repeats, 0)
+  from matched
+  join judged using (id, endpoint_id)
+  left join repeats on repeats.first_id = matched.id
+  where judged.first_id is null or judged.first_id = matched.id
+  returning id, endpoint_id
+),
+queued as (${insertDeliveries}
   join judged on judged.id = stored.id
   join targets on targets.endpoint_id = stored.endpoint_id
   where judged.forward and (judged.skip is null or targets.id::text <> all(string_to_array(judged.skip, ' ')))
   returning id, event_id
-)
-select matched.position::int as position, matched.endpoint_id::text as endpoint_id, matched.is_active,
-       matched.current_rules, matched.authorized, judged.first_id::text as first_id, coalesce(created.ids, '{}') as delivery_ids
-from matched
-left join judged on judged.id = matched.id
-left join (select event_id, array_agg(id::text) as ids from queued group by event_id) created on created.event_id = matched.id
-order by matched.position`;
+)${outcomes('judged.first_id::text', '\nleft join judged on judged.id = matched.id')}`;
 }
 
-/** The statement for a batch with dedup keys, and the leaner one for a batch without (most batches). */
+/**
+ * The statement for a batch that routes (a dedup key, a filter that skips a destination, or a failed
+ * enforced signature), and the leaner one for a batch that does not: most batches, and every batch of
+ * endpoints without rules.
+ */
 const STORE_BATCH = {
-  withDedup: { name: 'hooktrail-capture-batch-dedup', text: storeBatchSql(true) },
-  withoutDedup: { name: 'hooktrail-capture-batch', text: storeBatchSql(false) },
+  routed: { name: 'hooktrail-capture-batch-routed', text: storeBatchSql(true) },
+  plain: { name: 'hooktrail-capture-batch', text: storeBatchSql(false) },
 };
 
 /** An endpoint's ingest rules as stored: secrets sealed, the filters of its active destinations. */
@@ -240,9 +255,11 @@ export class CaptureRepository {
       columns.dedupExpiresAt.push(capture.dedupExpiresAt?.toISOString() ?? null);
       columns.authorized.push(verdict.authorized);
     }
-    const statement = columns.dedupKeys.some((key) => key !== null)
-      ? STORE_BATCH.withDedup
-      : STORE_BATCH.withoutDedup;
+    const routed = captures.some(
+      ({ verdict }) =>
+        verdict.dedupKey !== null || verdict.skip.length > 0 || (verdict.authorized && !verdict.forward),
+    );
+    const statement = routed ? STORE_BATCH.routed : STORE_BATCH.plain;
     const { rows } = await this.pool.query<OutcomeRow>({
       ...statement,
       values: [
