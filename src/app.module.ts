@@ -14,7 +14,7 @@ import { AlertWorkerModule } from './mail/alert-worker.module';
 import { DestinationsModule } from './destinations/destinations.module';
 import { EndpointsModule } from './endpoints/endpoints.module';
 import { EventsModule } from './events/events.module';
-import { IngestWorkerModule } from './ingest/dedup-keys-sweeper.service';
+import { IngestWorkerModule } from './ingest/dedup-worker.service';
 import { SearchIndexModule } from './events/search/search-index.module';
 import { ReplayModule } from './delivery/replay.module';
 import { EventStreamModule } from './realtime/event-stream.module';

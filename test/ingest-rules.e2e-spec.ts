@@ -140,7 +140,10 @@ describe('ingest rules', () => {
       duplicate_count: number;
       deliveries: number;
     }>(
-      `select id, verification_status, verification_reason, duplicate_count,
+      // duplicate_count as the API reads it: the event's own, and the repeats a worker has not added yet.
+      `select id, verification_status, verification_reason,
+              duplicate_count + coalesce((select sum(r.repeats) from event_repeats r where r.event_id = events.id), 0)::int
+                as duplicate_count,
               (select count(*)::int from deliveries d where d.event_id = events.id) as deliveries
        from events where endpoint_id = $1 order by received_at`,
       [fixture.endpointId],

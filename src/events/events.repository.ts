@@ -50,8 +50,12 @@ export interface EventFilters {
   verification?: VerificationStatus;
 }
 
+/** An event's repeats: those added to its row, and those a worker has not added yet (event_repeats). */
+const DUPLICATE_COUNT = `duplicate_count +
+  coalesce((select sum(r.repeats) from event_repeats r where r.event_id = id), 0)::int as duplicate_count`;
+
 const EVENT_COLUMNS = `id, endpoint_id, status, method, headers, query, body_text, body_bytes, source_ip,
-  ${iso('received_at')} as received_at, verification_status, verification_reason, duplicate_count`;
+  ${iso('received_at')} as received_at, verification_status, verification_reason, ${DUPLICATE_COUNT}`;
 
 /**
  * A body in a listed page is cut to this many characters (bytes for a binary body), so that a page of
@@ -62,7 +66,7 @@ const LISTED_BODY_LIMIT = 65_536;
 const LISTED_EVENT_COLUMNS = `id, endpoint_id, status, method, headers, query,
   left(body_text, ${LISTED_BODY_LIMIT}) as body_text, substring(body_bytes from 1 for ${LISTED_BODY_LIMIT}) as body_bytes,
   coalesce(length(body_text), length(body_bytes)) > ${LISTED_BODY_LIMIT} as body_truncated,
-  source_ip, ${iso('received_at')} as received_at, verification_status, verification_reason, duplicate_count`;
+  source_ip, ${iso('received_at')} as received_at, verification_status, verification_reason, ${DUPLICATE_COUNT}`;
 
 const DELIVERY_COLUMNS = `id, event_id, destination_id, destination_url, status, attempt_count, response_code,
   response_body, attempts, ${iso('last_attempted_at')} as last_attempted_at, ${iso('created_at')} as created_at`;

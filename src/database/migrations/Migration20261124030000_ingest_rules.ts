@@ -7,6 +7,8 @@ import { Migration } from '@mikro-orm/migrations';
  * at once. `rules_version` goes up with every change a capture is judged by (the endpoint's rules and
  * activity, or any destination of it added, removed, (de)activated or re-filtered); the capture statement
  * stores nothing judged by an older version, so a process's cached rules are never applied once stale.
+ * `event_repeats` takes the repeats of events stored by earlier statements (appended, never locking the
+ * event) until a worker adds them to `duplicate_count`; reads count them meanwhile.
  */
 export class Migration20261124030000_ingest_rules extends Migration {
   override async up(): Promise<void> {
@@ -32,6 +34,8 @@ export class Migration20261124030000_ingest_rules extends Migration {
       "expires_at" timestamptz not null,
       primary key ("endpoint_id", "key"));`);
     this.addSql(`create index "dedup_keys_expires_at_index" on "dedup_keys" ("expires_at");`);
+    this.addSql(`create table "event_repeats" ("event_id" uuid not null, "repeats" integer not null);`);
+    this.addSql(`create index "event_repeats_event_id_index" on "event_repeats" ("event_id");`);
     this.addSql(`create function "endpoint_rules_changed"() returns trigger language plpgsql as $$
       begin
         new.rules_version := old.rules_version + 1;
@@ -55,6 +59,7 @@ export class Migration20261124030000_ingest_rules extends Migration {
     this.addSql(`drop function "destination_rules_changed"();`);
     this.addSql(`drop trigger "endpoints_rules_version" on "endpoints";`);
     this.addSql(`drop function "endpoint_rules_changed"();`);
+    this.addSql(`drop table "event_repeats";`);
     this.addSql(`drop table "dedup_keys";`);
     this.addSql(`drop index "events_verification_failed_index";`);
     this.addSql(`alter table "events"

@@ -48,8 +48,8 @@ export type StoreOutcome =
  * upsert returns the claim's event, so a repeat (in this batch or from another process, whose statement
  * waits on the key until the first commits) is answered with the first event's id and stores nothing. An
  * expired claim is taken over. Repeats of an event stored by the same statement are counted as it is
- * inserted; those of an earlier event by `countRepeats` after it (this statement's snapshot may predate
- * that event's commit, and an update here would not find it).
+ * inserted; those of an earlier event go to `event_repeats` (this statement's snapshot may predate that
+ * event's commit, and updating the event here would wait on its row on the capture path).
  *
  * An endpoint or destination deleted while the statement runs makes it fail on a foreign key (23503);
  * CaptureWriter then retries the rows one by one, and they see the deletion.
@@ -126,6 +126,11 @@ judged as (
 ),
 repeats as (
   select first_id, count(*)::int as repeats from judged where first_id <> id group by first_id
+),
+noted as (
+  -- Repeats of an event stored by an earlier statement, appended for a worker to add to its count.
+  insert into event_repeats (event_id, repeats)
+  select first_id, repeats from repeats where first_id not in (select id from judged where first_id = id)
 ),
 stored as (${insertEvents}
   select ${eventValues}, coalesce(repeats.repeats, 0)
@@ -283,7 +288,7 @@ export class CaptureRepository {
       ],
     });
     const ids = columns.ids;
-    const outcomes = rows.map((row): StoreOutcome => {
+    return rows.map((row): StoreOutcome => {
       if (row.endpoint_id === null) return { kind: 'unknown-endpoint' };
       if (!row.is_active) return { kind: 'inactive-endpoint' };
       if (!row.current_rules) return { kind: 'stale-rules' };
@@ -292,28 +297,6 @@ export class CaptureRepository {
         return { kind: 'duplicate', firstId: row.first_id };
       return { kind: 'stored', endpointId: row.endpoint_id, deliveryIds: row.delivery_ids };
     });
-    await this.countRepeats(outcomes, new Set(ids));
-    return outcomes;
-  }
-
-  /** Adds the repeats answered as duplicates of events stored before this batch to their `duplicate_count`. */
-  private async countRepeats(outcomes: StoreOutcome[], batchIds: Set<string>): Promise<void> {
-    const repeats = new Map<string, number>();
-    for (const outcome of outcomes)
-      if (outcome.kind === 'duplicate' && !batchIds.has(outcome.firstId))
-        repeats.set(outcome.firstId, (repeats.get(outcome.firstId) ?? 0) + 1);
-    if (repeats.size === 0) return;
-    // The batch is committed: a count that fails is logged, and the captures are answered all the same.
-    await this.pool
-      .query({
-        name: 'hooktrail-capture-repeats',
-        text: `update events set duplicate_count = duplicate_count + counted.repeats
-             from unnest($1::uuid[], $2::int[]) as counted(id, repeats) where events.id = counted.id`,
-        values: [[...repeats.keys()], [...repeats.values()]],
-      })
-      .catch((error: Error) =>
-        this.logger.warn(`repeats of ${repeats.size} event(s) not counted: ${error.message}`),
-      );
   }
 
   /** The rules of the endpoint with this token as stored (secrets sealed), or undefined when there is none. */
