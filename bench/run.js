@@ -382,7 +382,8 @@ async function scenarioRules(context) {
   );
   const { rows } = await db.query(
     `select count(*)::int as events, count(*) filter (where verification_status = 'verified')::int as verified,
-            coalesce(sum(duplicate_count), 0)::int as repeats,
+            coalesce(sum(duplicate_count), 0)::int
+              + (select coalesce(sum(repeats), 0)::int from event_repeats) as repeats,
             (select count(*)::int from deliveries d join events e on e.id = d.event_id where e.endpoint_id = $1) as deliveries
      from events where endpoint_id = $1`,
     [endpoint.id],
