@@ -88,6 +88,15 @@ const UNAUTHORIZED: Verdict = {
   skip: [],
 };
 
+/** The verdict on a capture to an endpoint that never had rules: the hot path's common case, made once. */
+const UNJUDGED: Verdict = {
+  authorized: true,
+  verification: { status: 'none', reason: null },
+  forward: true,
+  dedupKey: null,
+  skip: [],
+};
+
 /** Dedup keys longer than this are kept as their SHA-256 (the key column stays small). */
 const DEDUP_KEY_MAX_LENGTH = 200;
 
@@ -128,6 +137,7 @@ function dedupKeyOf(source: string, request: JudgedRequest, subject: FilterSubje
  * missing), the provider's signature, the dedup key, and which filtered destinations it skips.
  */
 export function judgeCapture(rules: CaptureRules, request: JudgedRequest, nowMs = Date.now()): Verdict {
+  if (rules === NO_RULES) return UNJUDGED;
   if (!carriesCredential(rules.inboundAuth, request)) return UNAUTHORIZED;
   const verification =
     rules.verification === null
