@@ -11,7 +11,7 @@ import { prepareDatabase } from './database/database-bootstrap';
 import { ormOptions } from './database/orm-options';
 import { SecretBox } from './secrets/secret-box';
 import { missingKeyIds, type Query, resealSecrets, storedGeneratedKey } from './secrets/stored-secrets';
-import { PLANS } from './users/user.entity';
+import { PLANS } from './common/plans';
 import { UnknownPlanError, UnknownUserError, UsersService } from './users/users.service';
 import { UsersModule } from './users/users.module';
 

@@ -11,8 +11,8 @@ import {
 } from '@nestjs/swagger';
 import { Throttle } from '@nestjs/throttler';
 import { type AuthUser, CurrentUser } from '../common/decorators/current-user.decorator';
-import { RequiresPlan } from '../common/decorators/requires-plan.decorator';
 import { ResourceIdPipe } from '../common/pipes/resource-id.pipe';
+import { RequiresPlan } from '../users/requires-plan.decorator';
 import { HANDLER_FRAMEWORKS } from './ai.types';
 import { AiService } from './ai.service';
 import { DiagnosisDto, ExplanationDto, HandlerDto, HandlerRequestDto, SchemaDto } from './dto/ai.dto';

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import type { AuthUser } from '../common/decorators/current-user.decorator';
-import type { Plan } from '../users/user.entity';
+import type { Plan } from '../common/plans';
 import { JWT_SECRET } from './jwt-secret.provider';
 
 export interface AccessTokenClaims {

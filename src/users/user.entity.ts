@@ -1,9 +1,7 @@
 import { OptionalProps, Entity, Enum, PrimaryKey, Property, Unique } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
+import { PLANS, type Plan } from '../common/plans';
 import { UsersRepository } from './users.repository';
-
-export const PLANS = ['free', 'starter', 'pro', 'team'] as const;
-export type Plan = (typeof PLANS)[number];
 
 @Entity({ tableName: 'users', repository: () => UsersRepository })
 export class User {

@@ -1,7 +1,8 @@
 import { InjectRepository } from '@mikro-orm/nestjs';
 import { EnsureRequestContext, EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
-import { PLANS, type Plan, User } from './user.entity';
+import { PLANS, type Plan } from '../common/plans';
+import { User } from './user.entity';
 import { UsersRepository } from './users.repository';
 
 export class UnknownPlanError extends Error {}

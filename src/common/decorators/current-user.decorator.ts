@@ -1,11 +1,13 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { Plan } from '../../users/user.entity';
+import type { Plan } from '../plans';
 
-/** What the JWT guard puts on the request: the caller, read from the verified access token. */
+/** What the access guard puts on the request: the caller, read from a verified access token or API key. */
 export interface AuthUser {
   id: string;
   email: string;
   plan: Plan;
+  /** Set when the caller used an API key rather than a signed-in session. */
+  apiKey?: { id: string; scope: 'read' | 'write' };
 }
 
 export const CurrentUser = createParamDecorator(

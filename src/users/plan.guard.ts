@@ -1,8 +1,9 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { type CanActivate, type ExecutionContext, ForbiddenException, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { PLANS, type Plan, User } from '../../users/user.entity';
-import type { AuthUser } from '../decorators/current-user.decorator';
+import type { AuthUser } from '../common/decorators/current-user.decorator';
+import { PLANS, type Plan } from '../common/plans';
+import { User } from './user.entity';
 
 export const REQUIRED_PLAN = 'hooktrail:requiredPlan';
 

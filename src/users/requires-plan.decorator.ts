@@ -1,7 +1,7 @@
 import { applyDecorators, SetMetadata, UseGuards } from '@nestjs/common';
 import { ApiForbiddenResponse } from '@nestjs/swagger';
-import { PlanGuard, REQUIRED_PLAN } from '../guards/plan.guard';
-import type { Plan } from '../../users/user.entity';
+import type { Plan } from '../common/plans';
+import { PlanGuard, REQUIRED_PLAN } from './plan.guard';
 
 /** Restricts a route (or controller) to callers on `plan` or above: 403 `upgrade_required` otherwise. */
 export const RequiresPlan = (plan: Plan) =>
