@@ -2,7 +2,8 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
-import { JwtAuthGuard } from '../common/guards/jwt-auth.guard';
+import { ApiKeysModule } from '../api-keys/api-keys.module';
+import { AccessGuard } from './access.guard';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { JwtSecretModule } from './jwt-secret.module';
@@ -11,6 +12,7 @@ import { JwtStrategy } from './jwt.strategy';
 
 @Module({
   imports: [
+    ApiKeysModule,
     PassportModule,
     JwtSecretModule,
     JwtModule.registerAsync({
@@ -24,7 +26,7 @@ import { JwtStrategy } from './jwt.strategy';
     }),
   ],
   controllers: [AuthController],
-  providers: [AuthService, JwtStrategy, { provide: APP_GUARD, useClass: JwtAuthGuard }],
+  providers: [AuthService, JwtStrategy, { provide: APP_GUARD, useClass: AccessGuard }],
   exports: [AuthService],
 })
 export class AuthModule {}

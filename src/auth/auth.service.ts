@@ -2,7 +2,8 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { ConflictException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import * as argon2 from 'argon2';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { hashToken } from '../common/token-hash';
 import { User } from '../users/user.entity';
 import { normalizeEmail } from '../users/users.repository';
 import type { AccessTokenDto, AuthSessionDto, LoginDto, RegisterDto, UserDto } from './dto/auth.dto';
@@ -14,10 +15,6 @@ export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
 /** OWASP's argon2id setting: 19 MiB, 2 iterations, 1 lane. */
 const ARGON2_OPTIONS = { type: argon2.argon2id, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 const INVALID_CREDENTIALS = 'email or password is incorrect';
-
-function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
 
 export function toUserDto(user: User): UserDto {
   return { id: user.id, email: user.email, name: user.name, plan: user.plan };

@@ -2,6 +2,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
 import { join } from 'node:path';
 import { AiResult } from '../ai/ai-result.entity';
+import { ApiKey } from '../api-keys/api-key.entity';
 import { AppSetting } from './app-setting.entity';
 import { RefreshToken } from '../auth/refresh-token.entity';
 import { Delivery } from '../delivery/delivery.entity';
@@ -15,6 +16,7 @@ export const ENTITIES = [
   AppSetting,
   User,
   RefreshToken,
+  ApiKey,
   Endpoint,
   Destination,
   WebhookEvent,

@@ -62,6 +62,9 @@ describe('secrets never reach the logs', () => {
         token,
       );
       expect((await api(base, 'GET', '/api/auth/me', { token })).status).toBe(200);
+      const apiKey = await api(base, 'POST', '/api/api-keys', { token, body: { name: 'logged key' } });
+      issued.push(apiKey.body.key);
+      expect((await api(base, 'GET', '/api/endpoints', { token: apiKey.body.key })).status).toBe(200);
 
       const endpoint = await api(base, 'POST', '/api/endpoints', { token, body: { name: 'Audited' } });
       const fixture: EndpointFixture = {
