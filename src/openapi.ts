@@ -1,15 +1,24 @@
 import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { AppModule, workerPlacement } from './app.module';
+import { loadEnvironment } from './config/environment';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Hooktrail API')
     .setDescription(
       'Capture webhooks at permanent URLs, forward them to your HTTPS destinations with retries, inspect, ' +
-        'replay and explain them. Authenticate with POST /api/auth/login, then paste the accessToken in "Authorize".',
+        'replay and explain them. Authenticate with POST /api/auth/login, then paste the accessToken (or an ' +
+        'API key, htk_...) in "Authorize".',
     )
     .setVersion('0.1.0')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+    .addBearerAuth({
+      type: 'http',
+      scheme: 'bearer',
+      description: 'An access token (POST /api/auth/login) or an API key (htk_...)',
+    })
     .build();
   return SwaggerModule.createDocument(app, config);
 }
@@ -20,4 +29,22 @@ export function setupOpenApi(app: INestApplication): void {
     jsonDocumentUrl: 'docs-json',
     swaggerOptions: { persistAuthorization: true },
   });
+}
+
+/**
+ * The document of the API without a running service: the application is built in Nest's preview mode, which
+ * reads the modules and controllers but creates no provider, so nothing connects to PostgreSQL or Redis.
+ * scripts/openapi.js writes it to docs/openapi.json.
+ */
+export async function previewOpenApiDocument(): Promise<OpenAPIObject> {
+  const env = loadEnvironment({});
+  const app = await NestFactory.create(AppModule.forRoot(env, workerPlacement('api')), new FastifyAdapter(), {
+    preview: true,
+    logger: false,
+  });
+  try {
+    return buildOpenApiDocument(app);
+  } finally {
+    await app.close();
+  }
 }

@@ -2,8 +2,13 @@ import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/com
 import { RequestMethod } from '@nestjs/common';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ModulesContainer } from '@nestjs/core';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { IS_PUBLIC } from '../src/common/decorators/public.decorator';
 import { api } from './support/api-client';
+import { openApiDrift } from './support/openapi-document';
 import { startTestApp, type TestApp } from './support/test-app';
 
 interface Route {
@@ -114,5 +119,32 @@ describe('OpenAPI document', () => {
         problems.push(`${route.method.toUpperCase()} ${route.path} has no response schema`);
     }
     expect(problems).toEqual([]);
+  });
+
+  describe('the committed document (docs/openapi.json)', () => {
+    const root = join(__dirname, '..');
+    const committed = () => JSON.parse(readFileSync(join(root, 'docs', 'openapi.json'), 'utf8')) as object;
+
+    it('is the document of the running code', () => {
+      expect(openApiDrift(document, committed())).toEqual([]);
+    });
+
+    it('is told apart from a document whose route or schema changed', () => {
+      const changed = JSON.parse(JSON.stringify(document));
+      delete changed.paths['/api/api-keys'].get;
+      changed.components.schemas.EventDto.properties.method.type = 'integer';
+      changed.paths['/api/new'] = {};
+      expect(openApiDrift(changed, committed())).toEqual([
+        'paths./api/api-keys.get: in the committed document only',
+        'paths./api/new: in the running code only',
+        'components.schemas.EventDto.properties.method.type: "integer" in the running code, "string" committed',
+      ]);
+    });
+
+    it('matches the built service and the generated TypeScript types (npm run openapi -- --check)', async () => {
+      await expect(
+        promisify(execFile)(process.execPath, ['scripts/openapi.js', '--check'], { cwd: root }),
+      ).resolves.toMatchObject({ stderr: '' });
+    });
   });
 });

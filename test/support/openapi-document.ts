@@ -128,3 +128,24 @@ export function validBody(schema: Schema): Record<string, unknown> {
     Object.entries(schema.properties ?? {}).map(([name, property]) => [name, validValue(property)]),
   );
 }
+
+/**
+ * Where two documents differ, one line per differing value (`paths./api/x.get: ...`), so that a drift test
+ * names what changed rather than printing two 100 KB documents.
+ */
+export function openApiDrift(running: unknown, committed: unknown, at = ''): string[] {
+  if (JSON.stringify(running) === JSON.stringify(committed)) return [];
+  const bothObjects = [running, committed].every(
+    (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  );
+  if (!bothObjects)
+    return [`${at}: ${JSON.stringify(running)} in the running code, ${JSON.stringify(committed)} committed`];
+  const [live, kept] = [running, committed] as Record<string, unknown>[];
+  const keys = [...new Set([...Object.keys(live), ...Object.keys(kept)])];
+  return keys.flatMap((key) => {
+    const path = at ? `${at}.${key}` : key;
+    if (!(key in kept)) return [`${path}: in the running code only`];
+    if (!(key in live)) return [`${path}: in the committed document only`];
+    return openApiDrift(live[key], kept[key], path);
+  });
+}

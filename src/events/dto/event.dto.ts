@@ -25,7 +25,7 @@ export class EventDto {
   /** All request headers as received, names in lower case. */
   @ApiProperty({
     type: 'object',
-    additionalProperties: true,
+    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
     example: { 'content-type': 'application/json' },
   })
   headers!: Record<string, string | string[]>;
