@@ -19,6 +19,7 @@ import { SearchIndexModule } from './events/search/search-index.module';
 import { ReplayModule } from './delivery/replay.module';
 import { EventStreamModule } from './realtime/event-stream.module';
 import { RealtimePublisherModule } from './realtime/realtime.module';
+import { logFormat } from './common/log-format';
 import { redisOptions } from './common/redis-connection';
 import type { AppRole, Environment } from './config/environment';
 import { ormOptions } from './database/orm-options';
@@ -72,6 +73,7 @@ export class AppModule {
         exclude: [{ path: 'in/{*token}', method: RequestMethod.ALL }],
         pinoHttp: {
           level: env.LOG_LEVEL,
+          ...logFormat(env.NODE_ENV),
           redact: { paths: REDACTED_HEADERS.map((name) => `req.headers["${name}"]`), censor: '[redacted]' },
           autoLogging: { ignore: (request) => request.url === '/health' || request.url === '/metrics' },
           serializers: {

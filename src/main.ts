@@ -1,8 +1,9 @@
 import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
 import { existsSync } from 'node:fs';
 import { limitHeapGrowth } from './common/heap-growth';
 import { StartupError } from './common/startup-error';
-import { ConfigurationError, loadEnvironment } from './config/environment';
+import { ConfigurationError, type Environment, loadEnvironment } from './config/environment';
 import { runAsBackgroundWork } from './delivery/background-priority';
 
 async function bootstrap(): Promise<void> {
@@ -29,6 +30,15 @@ async function bootstrap(): Promise<void> {
     });
   }
   await app.listen({ port: env.PORT, host: '0.0.0.0' });
+  new Logger('Hooktrail').log(startLine(env));
+}
+
+/** The one line a start prints at the info level: where to go next. */
+function startLine(env: Environment): string {
+  if (env.APP_ROLE === 'worker')
+    return `Hooktrail worker is running: /health and /metrics on port ${env.PORT}`;
+  const site = env.siteUrl;
+  return `Hooktrail is running: dashboard ${site}/ · API docs ${site}/docs · capture URLs ${site}/in/<token>`;
 }
 
 bootstrap().catch((error: unknown) => {

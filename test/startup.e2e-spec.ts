@@ -80,6 +80,31 @@ describe('start-up', () => {
     ]);
   });
 
+  it('says where the dashboard, the API docs and the capture URLs are in one info line, JSON off a terminal', async () => {
+    const env = isolatedEnvironment({ LOG_LEVEL: 'info', SITE_URL: 'https://hooks.example.com' });
+    const service = await spawnService(env);
+    try {
+      // The line is written as the server starts listening; the pipe may bring it after /health's answer.
+      const deadline = Date.now() + 5_000;
+      while (!service.output().includes('Hooktrail is running') && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      const records = service
+        .output()
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as { level: number; context?: string; msg: string });
+      const info = records.filter((record) => record.level === 30);
+      expect(info.map((record) => record.context)).not.toContain('RouterExplorer');
+      expect(info.find((record) => record.context === 'Hooktrail')?.msg).toBe(
+        'Hooktrail is running: dashboard https://hooks.example.com/ · API docs https://hooks.example.com/docs · ' +
+          'capture URLs https://hooks.example.com/in/<token>',
+      );
+    } finally {
+      await stopService(service);
+      await dropDatabase(env.DATABASE_URL);
+    }
+  });
+
   it('creates a missing database, applies the migrations, and with APP_ROLE=worker serves /health but no API; SIGTERM exits 0', async () => {
     const env = isolatedEnvironment({ APP_ROLE: 'worker' });
     const service = await spawnService(env);

@@ -10,6 +10,7 @@ import {
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
+import { writesToTerminal } from '../common/log-format';
 import { type Environment, environmentVariables } from '../config/environment';
 import { Metrics } from '../metrics/metrics.service';
 
@@ -76,7 +77,9 @@ export class DeliveryThread implements OnApplicationBootstrap, OnApplicationShut
   }
 
   private start(): Promise<void> {
-    const worker = new Worker(this.options.entry, { workerData: { variables: this.options.variables } });
+    const worker = new Worker(this.options.entry, {
+      workerData: { variables: this.options.variables, stdoutIsTTY: writesToTerminal() },
+    });
     this.worker = worker;
     return new Promise((resolve, reject) => {
       let ready = false;
@@ -96,10 +99,9 @@ export class DeliveryThread implements OnApplicationBootstrap, OnApplicationShut
         if (!ready) reject(new Error(`the delivery thread exited (${code}) before it was ready`));
         if (this.closing || !ready) return;
         this.logger.error(`the delivery thread stopped (exit code ${code}); starting it again`);
-        setTimeout(
-          () => this.start().catch((error: Error) => this.logger.error(error.message)),
-          RESTART_AFTER_MS,
-        );
+        setTimeout(() => {
+          this.start().catch((error: Error) => this.logger.error(error.message));
+        }, RESTART_AFTER_MS);
       });
     });
   }
