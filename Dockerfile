@@ -16,9 +16,11 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
-# dist/src (service, CLI, migrations), dist/web (dashboard), dist/mikro-orm.config.js
+# dist/src (service, CLIs, migrations), dist/web (dashboard), dist/mikro-orm.config.js
 COPY --from=build /app/dist ./dist
 COPY scripts ./scripts
+# `npx hooktrail` (the API client) inside the container, e.g. `docker compose exec hooktrail npx hooktrail endpoints list`
+COPY bin ./bin
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \

@@ -1,0 +1,2 @@
+#!/usr/bin/env node
+require('../dist/src/client/main.js');
