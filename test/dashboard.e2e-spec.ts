@@ -17,7 +17,7 @@ import { startTestApp, type TestApp } from './support/test-app';
 /**
  * The dashboard in real headless Chromium, driven like a user: sign up, create an endpoint, watch a
  * webhook sent from outside appear live, read it, add a destination, replay, (de)activate, check Stripe
- * signatures and filter a destination on a second endpoint, log out.
+ * signatures and filter a destination on a second endpoint, create and revoke an API key, log out.
  * The steps share one browser page and run in order; once a step fails, the later ones fail at once
  * naming it. It also writes the README's screenshots: docs/events-list.png and docs/event-detail.png.
  */
@@ -36,6 +36,8 @@ const STRIPE_SECRET = 'whsec_dashboard_signing_7f3a';
 const SIGNED_BODY = JSON.stringify({ id: 'evt_5SignedDemo', type: 'invoice.paid', amount: 100 });
 const TAMPERED_BODY = SIGNED_BODY.replace('100', '999');
 const CUSTOMERS_ONLY = { body: { type: { $startsWith: 'customer.' } } };
+const API_KEY_NAME = 'CI deploy checks';
+const DAY_MS = 86_400_000;
 
 const PAYLOADS = {
   paid: {
@@ -64,6 +66,8 @@ describe('dashboard in headless Chromium', () => {
   const flow = { endpointId: '', capturePath: '', captureUrlShown: '', paidId: '', customerId: '' };
   /** The second endpoint, made through the API, whose captures are checked for Stripe's signature. */
   const signed = { endpointId: '', capturePath: '', destinationId: '' };
+  /** The API key made on the API keys page: the key itself is read from the page, the once it is shown. */
+  const apiKey = { id: '', key: '', prefix: '' };
 
   beforeAll(async () => {
     if (!process.env.NODE_EXTRA_CA_CERTS) {
@@ -189,6 +193,28 @@ describe('dashboard in headless Chromium', () => {
     await page.locator('nav.breadcrumbs a', { hasText: 'Stripe production' }).click();
     await byTestId('events-list').waitFor({ state: 'attached' });
     await page.locator('[data-testid="live-status"][data-state="open"]').first().waitFor();
+  }
+
+  async function openApiKeysPage(): Promise<void> {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
+    await page.waitForURL((url) => url.hash === '#/api-keys');
+    await page.locator('[data-testid="api-keys-list"], [data-testid="api-keys-empty"]').waitFor();
+  }
+
+  /** GET /api/endpoints with the API key: its status. */
+  const endpointsWithKey = async () =>
+    (await api(sut!.url, 'GET', '/api/endpoints', { token: apiKey.key })).status;
+
+  /** The key's last_used_at as the API lists it, once recorded (it is written beside the request). */
+  async function keyLastUsedAt(): Promise<string> {
+    const token = await accessToken();
+    for (const deadline = Date.now() + 5000; Date.now() < deadline;) {
+      const { body } = await api(sut!.url, 'GET', '/api/api-keys', { token });
+      const usedAt = body.api_keys.find((key: { id: string }) => key.id === apiKey.id)?.last_used_at;
+      if (usedAt) return usedAt;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error("the API key's use was not recorded within 5 s");
   }
 
   async function openEvent(eventId: string): Promise<void> {
@@ -608,6 +634,127 @@ describe('dashboard in headless Chromium', () => {
       await expectNoReload(loadsBefore);
     },
   );
+
+  step(
+    'creates a read API key on its page, reached from the header: shown once, with the CLI login line',
+    async () => {
+      const loadsBefore = watch.loads();
+      await openApiKeysPage();
+      await byTestId('api-keys-empty').waitFor();
+      const form = page.getByRole('region', { name: 'New API key', exact: true });
+
+      // A name of spaces: the API's 400 names the field, under the form. Chrome logs the refused request
+      // as a console error: that one is expected, and taken off the list the last step checks.
+      await form.getByLabel('Name').fill('   ');
+      const errorsBefore = watch.consoleErrors.length;
+      const logged = page.waitForEvent('console', (message) => message.type() === 'error');
+      await form.getByRole('button', { name: 'Create API key' }).click();
+      expect(await byTestId('api-key-error', form).textContent()).toContain(
+        'name must be 1 to 100 characters',
+      );
+      await logged;
+      expect(watch.consoleErrors.splice(errorsBefore)).toEqual([
+        'Failed to load resource: the server responded with a status of 400 (Bad Request)',
+      ]);
+
+      await form.getByLabel('Name').fill(API_KEY_NAME);
+      await form.getByRole('radio', { name: 'Read', exact: true }).check();
+      await form.getByLabel('Expires').selectOption({ label: 'In 30 days' });
+      const posted = page.waitForResponse(
+        (response) => response.request().method() === 'POST' && response.url().endsWith('/api/api-keys'),
+      );
+      await form.getByRole('button', { name: 'Create API key' }).click();
+      const created = await posted;
+      expect(created.status()).toBe(201);
+      const sent = JSON.parse(created.request().postData() ?? '') as { expires_at: string };
+      expect(sent).toMatchObject({ name: API_KEY_NAME, scope: 'read' });
+      expect(Math.abs(Date.parse(sent.expires_at) - Date.now() - 30 * DAY_MS)).toBeLessThan(60_000);
+
+      const notice = byTestId('new-api-key');
+      apiKey.key = ((await byTestId('new-api-key-value', notice).textContent()) ?? '').trim();
+      expect(apiKey.key).toMatch(/^htk_[A-Za-z0-9_-]{40,}$/);
+      apiKey.prefix = apiKey.key.slice(0, 12);
+      expect(await notice.textContent()).toContain('it will not be shown again');
+      expect(await byTestId('cli-login-command', notice).textContent()).toBe(
+        `hooktrail login --url ${sut!.url} --api-key ${apiKey.key}`,
+      );
+      await notice.getByRole('button', { name: 'Copy the API key' }).waitFor();
+
+      const row = byTestId('api-key-row');
+      apiKey.id = (await row.getAttribute('data-api-key-id')) ?? '';
+      expect(apiKey.id).not.toBe('');
+      expect(await byTestId('api-key-prefix', row).textContent()).toBe(`${apiKey.prefix}…`);
+      expect(await byTestId('api-key-scope', row).getAttribute('data-scope')).toBe('read');
+      expect(await byTestId('api-key-expires', row).textContent()).toMatch(/\d{4}/);
+      expect(await byTestId('api-key-last-used', row).textContent()).toBe('never');
+
+      // On a phone: the header still leads here, and the notice (a long key) fits the width.
+      await page.setViewportSize(PHONE);
+      try {
+        await page
+          .getByRole('navigation', { name: 'Main' })
+          .getByRole('link', { name: 'API keys' })
+          .waitFor();
+        const keysPage = await horizontalOverflow(page);
+        expect(keysPage.scrollWidth).toBeLessThanOrEqual(keysPage.innerWidth);
+      } finally {
+        await page.setViewportSize(DESKTOP);
+      }
+
+      await notice.getByRole('button', { name: 'Done, I have copied it' }).click();
+      await notice.waitFor({ state: 'detached' });
+      expect(await page.content()).not.toContain(apiKey.key);
+      await expectNoReload(loadsBefore);
+    },
+  );
+
+  step(
+    'the key reads the API but may not write; the list then shows its last use, never the key',
+    async () => {
+      expect(await endpointsWithKey()).toBe(200);
+      const write = await api(sut!.url, 'POST', '/api/endpoints', {
+        token: apiKey.key,
+        body: { name: 'Written with a read key' },
+      });
+      expect(write.status).toBe(403);
+      const usedAt = await keyLastUsedAt();
+
+      const loadsBefore = watch.loads();
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Endpoints' }).click();
+      await byTestId('endpoints-list').waitFor();
+      await openApiKeysPage();
+      const lastUsed = byTestId('api-key-last-used', byTestId('api-key-row'));
+      expect(await lastUsed.textContent()).not.toBe('never');
+      expect(await lastUsed.textContent()).toContain(String(new Date(usedAt).getFullYear()));
+      expect(await page.content()).not.toContain(apiKey.key);
+      await expectNoReload(loadsBefore);
+    },
+  );
+
+  step('revokes the key in a confirm dialog (Cancel keeps it); the API then answers 401', async () => {
+    const loadsBefore = watch.loads();
+    const revoke = page.getByRole('button', { name: `Revoke ${API_KEY_NAME} (${apiKey.prefix}…)` });
+    const dialog = page.getByRole('dialog', { name: 'Revoke this API key?' });
+    await revoke.click();
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain(`${API_KEY_NAME} (${apiKey.prefix}…) stops working at once`);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await byTestId('api-key-row').count()).toBe(1);
+    expect(await endpointsWithKey()).toBe(200);
+
+    await revoke.click();
+    const deleted = page.waitForResponse(
+      (response) =>
+        response.request().method() === 'DELETE' && response.url().endsWith(`/api/api-keys/${apiKey.id}`),
+    );
+    await byTestId('confirm-revoke', dialog).click();
+    expect((await deleted).status()).toBe(200);
+    await byTestId('api-keys-empty').waitFor();
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await endpointsWithKey()).toBe(401);
+    await expectNoReload(loadsBefore);
+  });
 
   step('logs out, back to the auth screen', async () => {
     const loadsBefore = watch.loads();

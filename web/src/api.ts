@@ -1,4 +1,7 @@
 import type {
+  ApiKey,
+  ApiKeyInput,
+  CreatedApiKey,
   Endpoint,
   EventRoute,
   FilterRule,
@@ -115,12 +118,16 @@ export function currentUser(): User | null {
   if (!raw) return null;
   try {
     const user = JSON.parse(raw) as unknown;
-    if (isRecord(user) && typeof user.id === 'string' && typeof user.email === 'string')
-      return user as unknown as User;
+    if (isStoredUser(user)) return user;
   } catch {
     // fall through
   }
   return null;
+}
+
+/** What saveSession and fetchMe store: a User (checked loosely, it is our own write). */
+function isStoredUser(value: unknown): value is User {
+  return isRecord(value) && typeof value.id === 'string' && typeof value.email === 'string';
 }
 
 function saveSession(session: Session): void {
@@ -416,4 +423,22 @@ export function testFilter(
     method: 'POST',
     body: { filter },
   });
+}
+
+/* ---------- API keys ---------- */
+
+/** The user's API keys, newest first (never the keys themselves). */
+export async function listApiKeys(signal?: AbortSignal): Promise<ApiKey[]> {
+  const { api_keys } = await api<{ api_keys: ApiKey[] }>('/api/api-keys', { signal });
+  return api_keys;
+}
+
+/** Creates an API key: the answer holds the key itself, which the API never shows again. */
+export function createApiKey(input: ApiKeyInput): Promise<CreatedApiKey> {
+  return api<CreatedApiKey>('/api/api-keys', { method: 'POST', body: input });
+}
+
+/** Revokes an API key: requests made with it are refused (401) at once. */
+export async function revokeApiKey(id: string): Promise<void> {
+  await api<{ ok: boolean }>(`/api/api-keys/${encodeURIComponent(id)}`, { method: 'DELETE' });
 }

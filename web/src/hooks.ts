@@ -1,16 +1,16 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { endpointPath, getAccessToken, refreshAccessToken } from './api';
 import { openEventStream, type StreamState } from './stream';
-import type { HookEvent } from './types';
+import type { EventSummary } from './types';
 
-export type LiveChange = { type: 'event.created' | 'event.updated'; event: HookEvent };
+export type LiveChange = { type: 'event.created' | 'event.updated'; event: EventSummary };
 
 function parseChange(eventType: string, data: string): LiveChange | null {
   if (eventType !== 'event.created' && eventType !== 'event.updated') return null;
   try {
     const event = JSON.parse(data) as unknown;
-    if (typeof event === 'object' && event !== null && typeof (event as HookEvent).id === 'string') {
-      return { type: eventType, event: event as HookEvent };
+    if (typeof event === 'object' && event !== null && typeof (event as EventSummary).id === 'string') {
+      return { type: eventType, event: event as EventSummary };
     }
   } catch {
     // a malformed message is skipped

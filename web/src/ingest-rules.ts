@@ -1,4 +1,4 @@
-import type { Endpoint, IngestRulesInput, Verification, VerificationProvider } from './types';
+import type { Endpoint, InboundAuth, IngestRulesInput, Verification, VerificationProvider } from './types';
 
 /**
  * The ingest rules form: a flat draft of an endpoint's verification, inbound auth and dedup, and the
@@ -55,12 +55,23 @@ export function draftOf(endpoint: Endpoint): RulesDraft {
     encoding: verification?.encoding ?? 'hex',
     prefix: verification?.prefix ?? '',
     auth: auth?.type ?? '',
-    authName: auth === null ? '' : auth.type === 'basic' ? auth.username : auth.name,
+    authName: auth === null ? '' : credentialOf(auth).name,
     authSecret: '',
     dedup: kind,
     dedupField: field,
     dedupWindow: String(dedup?.window_seconds ?? DEFAULT_DEDUP_WINDOW_SECONDS),
   };
+}
+
+/**
+ * The basic username or the header's name, and the password or header value (answered masked), of an
+ * inbound auth. The document has them all optional (one schema for both types); the API answers a
+ * type's two.
+ */
+export function credentialOf(auth: InboundAuth): { name: string; secret: string } {
+  return auth.type === 'basic'
+    ? { name: auth.username ?? '', secret: auth.password ?? '' }
+    : { name: auth.name ?? '', secret: auth.value ?? '' };
 }
 
 /** `header:x-id` → ['header', 'x-id']; `provider` → ['provider', '']; '' → ['', '']. */

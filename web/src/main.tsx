@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { currentUser, fetchMe, onSessionChange, startSession } from './api';
+import { ApiKeysPage } from './components/ApiKeysPage';
 import { AuthScreen } from './components/AuthScreen';
 import { EndpointPage } from './components/EndpointPage';
 import { EndpointsPage } from './components/EndpointsPage';
@@ -71,7 +72,7 @@ function App() {
       <a class="skip-link" href="#main" onClick={skipToMain}>
         Skip to content
       </a>
-      <Header user={user} />
+      <Header user={user} route={route} />
       <main id="main" tabIndex={-1}>
         <Screen route={route} />
       </main>
@@ -87,6 +88,8 @@ function Screen({ route }: { route: Route }) {
       return (
         <EventDetail key={`${route.id}/${route.eventId}`} endpointId={route.id} eventId={route.eventId} />
       );
+    case 'api-keys':
+      return <ApiKeysPage />;
     case 'not-found':
       return <NotFound />;
     default:

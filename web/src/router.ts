@@ -6,6 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
  *   #/login, #/signup                    auth screen in that mode (when logged out)
  *   #/endpoints/<id>[?status=&verification=&from=&q=&page=]   endpoint page, filters kept in the hash
  *   #/endpoints/<id>/events/<eventId>    event detail
+ *   #/api-keys                           API keys
  */
 export type Route =
   | { name: 'endpoints' }
@@ -13,6 +14,7 @@ export type Route =
   | { name: 'signup' }
   | { name: 'endpoint'; id: string; params: URLSearchParams }
   | { name: 'event'; id: string; eventId: string }
+  | { name: 'api-keys' }
   | { name: 'not-found' };
 
 function decode(part: string): string {
@@ -32,6 +34,7 @@ export function parseHash(hash: string): Route {
   if (parts.length === 0 || (parts.length === 1 && parts[0] === 'endpoints')) return { name: 'endpoints' };
   if (parts.length === 1 && parts[0] === 'login') return { name: 'login' };
   if (parts.length === 1 && parts[0] === 'signup') return { name: 'signup' };
+  if (parts.length === 1 && parts[0] === 'api-keys') return { name: 'api-keys' };
   if (parts[0] === 'endpoints' && parts.length === 2) return { name: 'endpoint', id: parts[1], params };
   if (parts[0] === 'endpoints' && parts.length === 4 && parts[2] === 'events') {
     return { name: 'event', id: parts[1], eventId: parts[3] };
@@ -44,6 +47,7 @@ export const href = {
   endpoint: (id: string) => `#/endpoints/${encodeURIComponent(id)}`,
   event: (id: string, eventId: string) =>
     `#/endpoints/${encodeURIComponent(id)}/events/${encodeURIComponent(eventId)}`,
+  apiKeys: () => '#/api-keys',
 };
 
 export function navigate(target: string): void {

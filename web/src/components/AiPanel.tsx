@@ -50,6 +50,7 @@ export function AiPanel({ eventPath, eventStatus }: { eventPath: string; eventSt
     if (!FRAMEWORKS[value]?.includes(framework)) setFramework(FRAMEWORKS[value]?.[0] ?? 'express');
   };
 
+  // Never rejects (failures are shown through setError), so the buttons fire and forget it.
   const run = async (kind: Kind) => {
     setBusy(kind);
     setError(null);
@@ -95,7 +96,7 @@ export function AiPanel({ eventPath, eventStatus }: { eventPath: string; eventSt
           type="button"
           class="btn"
           data-testid="ai-explain"
-          onClick={() => run('explain')}
+          onClick={() => void run('explain')}
           disabled={busy !== null}
         >
           {busy === 'explain' ? 'Explaining…' : 'Explain'}
@@ -104,7 +105,7 @@ export function AiPanel({ eventPath, eventStatus }: { eventPath: string; eventSt
           type="button"
           class="btn"
           data-testid="ai-schema"
-          onClick={() => run('schema')}
+          onClick={() => void run('schema')}
           disabled={busy !== null}
         >
           {busy === 'schema' ? 'Writing…' : 'Schema'}
@@ -113,7 +114,7 @@ export function AiPanel({ eventPath, eventStatus }: { eventPath: string; eventSt
           type="button"
           class="btn"
           data-testid="ai-diagnose"
-          onClick={() => run('diagnose')}
+          onClick={() => void run('diagnose')}
           disabled={busy !== null}
           aria-describedby={failed ? undefined : 'diagnose-hint'}
         >
@@ -161,7 +162,7 @@ export function AiPanel({ eventPath, eventStatus }: { eventPath: string; eventSt
           type="button"
           class="btn"
           data-testid="ai-handler"
-          onClick={() => run('handler')}
+          onClick={() => void run('handler')}
           disabled={busy !== null}
         >
           {busy === 'handler' ? 'Generating…' : 'Generate handler'}

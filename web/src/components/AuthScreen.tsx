@@ -25,6 +25,7 @@ export function AuthScreen({ initialMode, notice }: { initialMode: Mode; notice?
     heading.current?.focus();
   };
 
+  // Never rejects (failures are shown through setError), so the form fires and forgets it.
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
@@ -56,7 +57,7 @@ export function AuthScreen({ initialMode, notice }: { initialMode: Mode; notice?
             {notice}
           </p>
         )}
-        <form onSubmit={submit} class="stack">
+        <form onSubmit={(event) => void submit(event)} class="stack">
           <div class="field">
             <label for="auth-email">Email</label>
             <input

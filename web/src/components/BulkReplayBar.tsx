@@ -72,6 +72,7 @@ export function BulkReplayBar({ endpointId, status, from, q, listed }: Props) {
     return () => clearTimeout(timer);
   }, [path, replay]);
 
+  // Never rejects (failures are shown through setError), so the buttons fire and forget it.
   const act = async (request: () => Promise<{ bulk_replay: BulkReplay }>) => {
     setBusy(true);
     setError(null);
@@ -103,7 +104,7 @@ export function BulkReplayBar({ endpointId, status, from, q, listed }: Props) {
               type="button"
               class="btn btn-small btn-danger-outline"
               data-testid="bulk-replay-cancel"
-              onClick={cancel}
+              onClick={() => void cancel()}
               disabled={busy}
             >
               Cancel
@@ -118,7 +119,7 @@ export function BulkReplayBar({ endpointId, status, from, q, listed }: Props) {
           data-testid="bulk-replay-start"
           data-count={matching ?? undefined}
           disabled={busy || !matching}
-          onClick={start}
+          onClick={() => void start()}
         >
           {matching === null
             ? 'Counting matching events…'

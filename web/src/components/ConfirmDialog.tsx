@@ -14,7 +14,8 @@ interface Props {
 
 /**
  * A modal confirmation on the native <dialog>: showModal() makes the rest of the page inert (focus
- * stays inside), Escape cancels, and focus returns to where it was when it closes.
+ * stays inside), Escape cancels, and focus returns to where it was when it closes (or to the page's main
+ * when that is gone, as the button of a row just deleted).
  */
 export function ConfirmDialog({
   open,
@@ -48,6 +49,7 @@ export function ConfirmDialog({
     const onClose = () => {
       const target = returnFocus.current;
       if (target instanceof HTMLElement && target.isConnected) target.focus();
+      else document.getElementById('main')?.focus();
     };
     const onCancelEvent = (event: Event) => {
       event.preventDefault();

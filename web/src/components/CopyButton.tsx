@@ -42,6 +42,7 @@ export function CopyButton({ text, label = 'Copy', ariaLabel, testId, className 
   const timer = useRef<ReturnType<typeof setTimeout>>();
   useEffect(() => () => clearTimeout(timer.current), []);
 
+  // copyText never rejects (a failed copy resolves to false), so the click fires and forgets this.
   const onClick = async () => {
     const ok = await copyText(text);
     setState(ok ? 'copied' : 'failed');
@@ -56,7 +57,7 @@ export function CopyButton({ text, label = 'Copy', ariaLabel, testId, className 
         class={className}
         data-testid={testId}
         aria-label={ariaLabel}
-        onClick={onClick}
+        onClick={() => void onClick()}
         data-copied={state === 'copied' ? 'true' : undefined}
       >
         {state === 'copied' ? 'Copied ✓' : state === 'failed' ? 'Copy failed' : label}

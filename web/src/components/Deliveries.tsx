@@ -3,7 +3,7 @@ import { href } from '../router';
 import type { Delivery, DeliveryAttempt } from '../types';
 import { StatusBadge } from './StatusBadge';
 
-const RETRY_NOTE: Record<string, string> = {
+const RETRY_NOTE: Partial<Record<Delivery['status'], string>> = {
   pending: 'Waiting for its first attempt.',
   failed: 'The last attempt failed; it is retried automatically.',
   dead_letter: 'All retries failed. Replay the event once the destination is fixed.',
@@ -34,7 +34,7 @@ export function Deliveries({ deliveries, endpointId }: { deliveries: Delivery[];
 }
 
 function DeliveryItem({ delivery }: { delivery: Delivery }) {
-  const attempts = delivery.attempts ?? [];
+  const { attempts } = delivery;
   return (
     <li
       class="delivery"
@@ -111,11 +111,7 @@ function AttemptRow({ attempt, index }: { attempt: DeliveryAttempt; index: numbe
           {codeText(attempt.response_code, true)}
         </span>
       </td>
-      <td>
-        {attempt.duration_ms === null || attempt.duration_ms === undefined
-          ? '—'
-          : `${attempt.duration_ms} ms`}
-      </td>
+      <td>{attempt.duration_ms} ms</td>
       <td class="attempt-error">{attempt.error || '—'}</td>
       <td class="attempt-body">
         {attempt.response_body ? <pre class="code code-small">{attempt.response_body}</pre> : '—'}

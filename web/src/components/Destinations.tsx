@@ -23,6 +23,7 @@ export function Destinations({ endpointId, initial }: Props) {
   const [addError, setAddError] = useState<unknown>(null);
   const [announcement, setAnnouncement] = useState('');
 
+  // Never rejects (failures are shown through setAddError), so the form fires and forgets it.
   const add = async (event: Event) => {
     event.preventDefault();
     setAdding(true);
@@ -76,7 +77,7 @@ export function Destinations({ endpointId, initial }: Props) {
           ))}
         </ul>
       )}
-      <form class="destination-form" onSubmit={add} aria-label="Add a destination">
+      <form class="destination-form" onSubmit={(event) => void add(event)} aria-label="Add a destination">
         <div class="field grow">
           <label for="destination-url">Destination URL</label>
           <input
@@ -137,7 +138,10 @@ function DestinationRow({ endpointId, destination, onChange, onRemoved }: RowPro
   const [error, setError] = useState<unknown>(null);
   const path = endpointPath(endpointId, 'destinations', destination.id);
 
-  /** Sends `changes`, showing them at once and going back if the server refuses them. */
+  /**
+   * Sends `changes`, showing them at once and going back if the server refuses them. Never rejects
+   * (a refusal is shown through setError and resolves to false), so handlers may fire and forget it.
+   */
   const patch = async (changes: Partial<Destination>): Promise<boolean> => {
     setError(null);
     onChange({ ...destination, ...changes });
@@ -155,6 +159,7 @@ function DestinationRow({ endpointId, destination, onChange, onRemoved }: RowPro
     }
   };
 
+  // Never rejects (failures are shown through setError), so the button fires and forgets it.
   const remove = async () => {
     setBusy(true);
     setError(null);
@@ -245,7 +250,7 @@ function DestinationRow({ endpointId, destination, onChange, onRemoved }: RowPro
             data-testid="destination-active-toggle"
             aria-label={`Active: ${destination.url}`}
             checked={destination.is_active}
-            onChange={() => patch({ is_active: !destination.is_active })}
+            onChange={() => void patch({ is_active: !destination.is_active })}
           />
           <span>Active</span>
         </label>
@@ -255,7 +260,7 @@ function DestinationRow({ endpointId, destination, onChange, onRemoved }: RowPro
           data-testid="destination-pause-toggle"
           aria-pressed={destination.paused}
           aria-label={`${destination.paused ? 'Resume' : 'Pause'} deliveries to ${destination.url}`}
-          onClick={() => patch({ paused: !destination.paused })}
+          onClick={() => void patch({ paused: !destination.paused })}
         >
           {destination.paused ? 'Resume' : 'Pause'}
         </button>
@@ -264,7 +269,7 @@ function DestinationRow({ endpointId, destination, onChange, onRemoved }: RowPro
           class="btn btn-small btn-danger-outline"
           data-testid="remove-destination"
           aria-label={`Remove destination ${destination.url}`}
-          onClick={remove}
+          onClick={() => void remove()}
           disabled={busy}
         >
           {busy ? 'Removing…' : 'Remove'}
@@ -337,7 +342,11 @@ function FlowLimits({ destination, onSave }: SettingProps) {
       </p>
     );
   return (
-    <form class="limits-form" onSubmit={save} aria-label={`Limits of ${destination.url}`}>
+    <form
+      class="limits-form"
+      onSubmit={(event) => void save(event)}
+      aria-label={`Limits of ${destination.url}`}
+    >
       <LimitInput
         id={`rate-${id}`}
         testId="rate-limit"
@@ -436,7 +445,7 @@ function DestinationFilter({ destination, onSave }: SettingProps) {
             class="btn btn-small btn-ghost"
             data-testid="remove-filter"
             aria-label={`Remove filter of ${url}`}
-            onClick={() => saveFilter(null)}
+            onClick={() => void saveFilter(null)}
           >
             Remove filter
           </button>

@@ -3,7 +3,7 @@ import { api, ApiError, endpointPath, isAbortError } from '../api';
 import { localTime } from '../format';
 import { useDocumentTitle } from '../hooks';
 import { href } from '../router';
-import type { Destination, Endpoint } from '../types';
+import type { Endpoint, EndpointWithDestinations } from '../types';
 import { Alert } from './Alert';
 import { CopyButton } from './CopyButton';
 import { Destinations } from './Destinations';
@@ -13,7 +13,7 @@ import { StatusBadge } from './StatusBadge';
 
 /** One endpoint: its capture URL, ingest rules, destinations and live events. */
 export function EndpointPage({ id, params }: { id: string; params: URLSearchParams }) {
-  const [endpoint, setEndpoint] = useState<Endpoint | null>(null);
+  const [endpoint, setEndpoint] = useState<EndpointWithDestinations | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [toggleError, setToggleError] = useState<unknown>(null);
   useDocumentTitle(endpoint?.name ?? 'Endpoint');
@@ -22,21 +22,11 @@ export function EndpointPage({ id, params }: { id: string; params: URLSearchPara
     const controller = new AbortController();
     setEndpoint(null);
     setError(null);
-    (async () => {
-      const { endpoint: loaded } = await api<{ endpoint: Endpoint }>(endpointPath(id), {
-        signal: controller.signal,
+    api<{ endpoint: EndpointWithDestinations }>(endpointPath(id), { signal: controller.signal })
+      .then(({ endpoint: loaded }) => setEndpoint(loaded))
+      .catch((err) => {
+        if (!isAbortError(err)) setError(err);
       });
-      if (!loaded.destinations) {
-        const { destinations } = await api<{ destinations: Destination[] }>(
-          endpointPath(id, 'destinations'),
-          { signal: controller.signal },
-        );
-        loaded.destinations = destinations;
-      }
-      setEndpoint(loaded);
-    })().catch((err) => {
-      if (!isAbortError(err)) setError(err);
-    });
     return () => controller.abort();
   }, [id]);
 
@@ -46,6 +36,7 @@ export function EndpointPage({ id, params }: { id: string; params: URLSearchPara
       current ? { ...current, ...updated, destinations: current.destinations } : current,
     );
 
+  // Never rejects (a refusal is undone and shown through setToggleError): the toggle fires and forgets it.
   const toggleActive = async () => {
     if (!endpoint) return;
     const next = !endpoint.is_active;
@@ -109,7 +100,7 @@ export function EndpointPage({ id, params }: { id: string; params: URLSearchPara
               role="switch"
               data-testid="endpoint-active-toggle"
               checked={endpoint.is_active}
-              onChange={toggleActive}
+              onChange={() => void toggleActive()}
             />
             <span>Accept webhooks</span>
           </label>
@@ -144,7 +135,7 @@ export function EndpointPage({ id, params }: { id: string; params: URLSearchPara
 
       <IngestRules endpoint={endpoint} onSaved={applyUpdate} />
 
-      <Destinations endpointId={endpoint.id} initial={endpoint.destinations ?? []} />
+      <Destinations endpointId={endpoint.id} initial={endpoint.destinations} />
 
       <EventsList endpoint={endpoint} initialParams={params} />
     </div>

@@ -40,6 +40,7 @@ export function EndpointRow({ endpoint, onChange, onDelete }: Props) {
     setEditing(false);
   };
 
+  // save and toggleActive never reject (failures are shown through setError): handlers fire and forget them.
   const save = async (event: Event) => {
     event.preventDefault();
     const name = draft.trim();
@@ -85,7 +86,11 @@ export function EndpointRow({ endpoint, onChange, onDelete }: Props) {
     <li class="endpoint-row" data-testid="endpoint-row" data-endpoint-id={endpoint.id}>
       <div class="endpoint-main">
         {editing ? (
-          <form class="rename-form" onSubmit={save} onKeyDown={(e) => e.key === 'Escape' && stopEdit()}>
+          <form
+            class="rename-form"
+            onSubmit={(event) => void save(event)}
+            onKeyDown={(e) => e.key === 'Escape' && stopEdit()}
+          >
             <label class="rename-label" for={`rename-${endpoint.id}`}>
               New name for “{endpoint.name}”
             </label>
@@ -151,7 +156,7 @@ export function EndpointRow({ endpoint, onChange, onDelete }: Props) {
             data-testid="endpoint-active-toggle"
             aria-label={`Active: ${endpoint.name}`}
             checked={endpoint.is_active}
-            onChange={toggleActive}
+            onChange={() => void toggleActive()}
           />
           <span>Active</span>
         </label>

@@ -3,7 +3,7 @@ import { api, ApiError, endpointPath, errorMessages, isAbortError } from '../api
 import { base64Size, formatBody, localTime, plural, shortId } from '../format';
 import { useDocumentTitle, useEventStream } from '../hooks';
 import { href } from '../router';
-import type { Endpoint, EventWithDeliveries } from '../types';
+import type { Endpoint, EventWithDeliveries, ReplayResult } from '../types';
 import { AiPanel } from './AiPanel';
 import { Alert } from './Alert';
 import { CopyButton } from './CopyButton';
@@ -28,7 +28,7 @@ export function EventDetail({ endpointId, eventId }: { endpointId: string; event
   const [watchUntil, setWatchUntil] = useState(0);
   const inFlight = useRef(false);
   const again = useRef(false);
-  useDocumentTitle(event ? `${event.method ?? ''} event ${shortId(event.id)}` : 'Event');
+  useDocumentTitle(event ? `${event.method} event ${shortId(event.id)}` : 'Event');
 
   const path = endpointPath(endpointId, 'events', eventId);
 
@@ -85,14 +85,15 @@ export function EventDetail({ endpointId, eventId }: { endpointId: string; event
     return () => clearTimeout(timer);
   }, [event, busy, watchUntil, refresh]);
 
+  // Never rejects (failures are shown through setReplayResult), so the button fires and forgets it.
   const replay = async () => {
     setReplaying(true);
     setReplayResult(null);
     try {
-      const result = await api<{ ok: boolean; jobId?: string }>(`${path}/replay`, { method: 'POST' });
+      const result = await api<ReplayResult>(`${path}/replay`, { method: 'POST' });
       setReplayResult({
         ok: true,
-        text: `Replay queued${result.jobId ? ` (job ${result.jobId})` : ''}. Deliveries below update as it runs.`,
+        text: `Replay queued (job ${result.jobId}). Deliveries below update as it runs.`,
       });
       setWatchUntil(Date.now() + REPLAY_WATCH_MS);
       await refresh();
@@ -167,7 +168,7 @@ export function EventDetail({ endpointId, eventId }: { endpointId: string; event
             type="button"
             class="btn btn-primary"
             data-testid="replay"
-            onClick={replay}
+            onClick={() => void replay()}
             disabled={replaying}
           >
             {replaying ? 'Replaying…' : 'Replay'}
@@ -214,13 +215,13 @@ export function EventDetail({ endpointId, eventId }: { endpointId: string; event
           </div>
           <div>
             <dt>Signature</dt>
-            <dd data-testid="event-verification" data-verification={event.verification?.status}>
-              {event.verification?.status === 'none' ? (
+            <dd data-testid="event-verification" data-verification={event.verification.status}>
+              {event.verification.status === 'none' ? (
                 <span class="muted">Not checked</span>
               ) : (
                 <VerificationBadge verification={event.verification} />
               )}
-              {event.verification?.reason && (
+              {event.verification.reason && (
                 <p class="small verification-reason" data-testid="event-verification-reason">
                   {event.verification.reason}
                 </p>
@@ -237,9 +238,9 @@ export function EventDetail({ endpointId, eventId }: { endpointId: string; event
             </div>
           )}
         </dl>
-        <QuerySection query={event.query ?? ''} />
-        <HeadersTable headers={event.headers ?? {}} />
-        <BodySection body={event.body ?? ''} encoding={event.body_encoding} />
+        <QuerySection query={event.query} />
+        <HeadersTable headers={event.headers} />
+        <BodySection body={event.body} encoding={event.body_encoding} />
       </section>
 
       <Deliveries deliveries={event.deliveries} endpointId={endpointId} />
@@ -292,7 +293,7 @@ function QuerySection({ query }: { query: string }) {
   );
 }
 
-function HeadersTable({ headers }: { headers: Record<string, string | string[]> }) {
+function HeadersTable({ headers }: { headers: EventWithDeliveries['headers'] }) {
   const names = Object.keys(headers);
   return (
     <div class="subsection">

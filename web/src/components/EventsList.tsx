@@ -3,7 +3,7 @@ import { api, endpointPath, isAbortError } from '../api';
 import { isoToLocalInput, localInputToIso, localTime, plural, preview } from '../format';
 import { type LiveChange, useEventStream } from '../hooks';
 import { href, replaceHash } from '../router';
-import type { Endpoint, EventFilters, HookEvent, Pagination, VerificationStatus } from '../types';
+import type { Endpoint, EventFilters, EventSummary, EventVerification, Pagination } from '../types';
 import { EVENT_STATUSES, VERIFICATION_STATUSES } from '../types';
 import { Alert } from './Alert';
 import { BulkReplayBar } from './BulkReplayBar';
@@ -15,7 +15,7 @@ import { VerificationBadge } from './VerificationBadge';
 const DEFAULT_LIMIT = 50;
 const SEARCH_DEBOUNCE_MS = 300;
 const FRESH_MS = 4000;
-const SIGNATURE_LABELS: Record<VerificationStatus, string> = {
+const SIGNATURE_LABELS: Record<EventVerification['status'], string> = {
   failed: 'Failed',
   verified: 'Verified',
   none: 'Unchecked',
@@ -26,7 +26,8 @@ interface Filters extends EventFilters {
 }
 
 interface ListData {
-  events: HookEvent[];
+  /** The page as loaded, and the events the live stream added to it since. */
+  events: EventSummary[];
   pagination: Pagination;
 }
 
@@ -63,7 +64,7 @@ function toQuery(f: Filters, forApi: boolean): string {
 }
 
 /** Whether a newly created event belongs on the current view (page 1 with these filters). */
-function matches(event: HookEvent, f: Filters): boolean {
+function matches(event: EventSummary, f: Filters): boolean {
   if (f.status && event.status !== f.status) return false;
   if (f.verification && event.verification?.status !== f.verification) return false;
   if (f.from && event.received_at && Date.parse(event.received_at) < Date.parse(f.from)) return false;
@@ -75,7 +76,7 @@ function matches(event: HookEvent, f: Filters): boolean {
   return true;
 }
 
-function insertEvent(data: ListData, event: HookEvent): ListData {
+function insertEvent(data: ListData, event: EventSummary): ListData {
   if (data.events.some((e) => e.id === event.id)) return data;
   const { limit } = data.pagination;
   const total = data.pagination.total + 1;
@@ -106,9 +107,9 @@ export function EventsList({
   filtersRef.current = filters;
   const loadingRef = useRef(true);
   /** Created events that arrived while a page-1 load was in flight. */
-  const pendingCreated = useRef<HookEvent[]>([]);
+  const pendingCreated = useRef<EventSummary[]>([]);
   /** Latest live update per event id, with when it arrived (applied to loads started before it). */
-  const updates = useRef(new Map<string, { event: HookEvent; at: number }>());
+  const updates = useRef(new Map<string, { event: EventSummary; at: number }>());
   const searchTimer = useRef<ReturnType<typeof setTimeout>>();
   const freshTimers = useRef<ReturnType<typeof setTimeout>[]>([]);
 
@@ -398,7 +399,7 @@ export function EventsList({
   );
 }
 
-function EventRow({ endpointId, event, fresh }: { endpointId: string; event: HookEvent; fresh: boolean }) {
+function EventRow({ endpointId, event, fresh }: { endpointId: string; event: EventSummary; fresh: boolean }) {
   const body = preview(event.body, event.body_encoding);
   return (
     <li class={`event-row${fresh ? ' fresh' : ''}`} data-testid="event-row" data-event-id={event.id}>

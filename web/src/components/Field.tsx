@@ -13,6 +13,7 @@ interface InputFieldProps extends FieldProps<string> {
   type?: 'text' | 'password' | 'number';
   placeholder?: string;
   required?: boolean;
+  maxLength?: number;
   min?: number;
   max?: number;
 }

@@ -1,10 +1,11 @@
 import { useState } from 'preact/hooks';
 import { logout } from '../api';
-import { href } from '../router';
+import { href, type Route } from '../router';
 import type { User } from '../types';
 
-export function Header({ user }: { user: User }) {
+export function Header({ user, route }: { user: User; route: Route }) {
   const [busy, setBusy] = useState(false);
+  // logout() never rejects (the session ends locally whatever the server says): fire and forget.
   const onLogout = async () => {
     setBusy(true);
     await logout();
@@ -20,7 +21,12 @@ export function Header({ user }: { user: User }) {
           Hooktrail
         </a>
         <nav aria-label="Main">
-          <a href={href.endpoints()}>Endpoints</a>
+          <a href={href.endpoints()} aria-current={route.name === 'endpoints' ? 'page' : undefined}>
+            Endpoints
+          </a>
+          <a href={href.apiKeys()} aria-current={route.name === 'api-keys' ? 'page' : undefined}>
+            API keys
+          </a>
         </nav>
         <div class="topbar-user">
           <span class="user-name" title={user.email}>
@@ -29,7 +35,13 @@ export function Header({ user }: { user: User }) {
           <span class="plan" data-testid="user-plan" title="Your plan">
             {user.plan}
           </span>
-          <button type="button" class="btn btn-small" data-testid="logout" onClick={onLogout} disabled={busy}>
+          <button
+            type="button"
+            class="btn btn-small"
+            data-testid="logout"
+            onClick={() => void onLogout()}
+            disabled={busy}
+          >
             {busy ? 'Logging out…' : 'Log out'}
           </button>
         </div>

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { updateIngestRules } from '../api';
 import {
   changedRules,
+  credentialOf,
   dedupKeyParts,
   draftOf,
   type DedupKind,
@@ -70,9 +71,8 @@ function describeVerification(rule: Verification | null): string {
 
 function describeInboundAuth(auth: InboundAuth | null): string {
   if (auth === null) return 'None: anyone with the capture URL can send';
-  return auth.type === 'basic'
-    ? `HTTP Basic as ${auth.username}, password ${auth.password}`
-    : `Header ${auth.name}: ${auth.value}`;
+  const { name, secret } = credentialOf(auth);
+  return auth.type === 'basic' ? `HTTP Basic as ${name}, password ${secret}` : `Header ${name}: ${secret}`;
 }
 
 function describeDedup(dedup: Dedup | null): string {
@@ -116,6 +116,7 @@ export function IngestRules({ endpoint, onSaved }: Props) {
   };
   const set = (changes: Partial<RulesDraft>) => setDraft((current) => current && { ...current, ...changes });
 
+  // Never rejects (failures are shown through setError), so the form fires and forgets it.
   const save = async (event: Event) => {
     event.preventDefault();
     if (!draft) return;
@@ -141,7 +142,12 @@ export function IngestRules({ endpoint, onSaved }: Props) {
         <span class="muted small">Checked on every capture, before it is stored</span>
       </div>
       {draft ? (
-        <form class="rules-form" ref={form} onSubmit={save} aria-label="Edit ingest rules">
+        <form
+          class="rules-form"
+          ref={form}
+          onSubmit={(event) => void save(event)}
+          aria-label="Edit ingest rules"
+        >
           <VerificationFields draft={draft} saved={endpoint.verification} set={set} />
           <InboundAuthFields draft={draft} saved={endpoint.inbound_auth} set={set} />
           <DedupFields draft={draft} set={set} />
@@ -278,8 +284,7 @@ function VerificationFields({ draft, saved, set }: FieldsProps & { saved: Verifi
 
 function InboundAuthFields({ draft, saved, set }: FieldsProps & { saved: InboundAuth | null }) {
   const { auth } = draft;
-  const masked =
-    saved === null || saved.type !== auth ? null : saved.type === 'basic' ? saved.password : saved.value;
+  const masked = saved === null || saved.type !== auth ? null : credentialOf(saved).secret;
   return (
     <fieldset class="rule-set">
       <legend>Inbound authentication</legend>
