@@ -167,6 +167,7 @@ describe('API keys', () => {
       [{ name: '   ' }, /name must be 1 to 100 characters/],
       [{ name: 'x'.repeat(101) }, /name must be 1 to 100 characters/],
       [{ name: 'x', scope: 'admin' }, /scope must be one of read, write/],
+      [{ name: 'x', scope: null }, /scope must be one of read, write/],
       [{ name: 'x', expires_at: 'tomorrow' }, /expires_at must be an ISO 8601 date-time/],
       [{ name: 'x', expires_at: 42 }, /expires_at must be an ISO 8601 date-time/],
       [{ name: 'x', expires_at: '2020-01-01T00:00:00Z' }, /expires_at must be in the future/],

@@ -16,6 +16,16 @@ describe('tokens', () => {
   let secret: string;
   let tenant: Tenant;
   let protectedOperations: Operation[];
+  let revokedKey: string;
+  let expiredKey: string;
+
+  const createKey = async () => {
+    const created = await api(sut.url, 'POST', '/api/api-keys', {
+      token: tenant.user.accessToken,
+      body: { name: 'forged' },
+    });
+    return created.body as { api_key: { id: string }; key: string };
+  };
 
   const now = () => Math.floor(Date.now() / 1000);
   const claims = () => ({
@@ -35,6 +45,14 @@ describe('tokens', () => {
     await db.connect();
     tenant = await createTenant(sut.url, db, 'tokens');
     secret = (await db.query(`select value from app_settings where key = 'jwt_secret'`)).rows[0].value;
+    const revoked = await createKey();
+    await api(sut.url, 'DELETE', `/api/api-keys/${revoked.api_key.id}`, { token: tenant.user.accessToken });
+    revokedKey = revoked.key;
+    const expired = await createKey();
+    await db.query(`update api_keys set expires_at = now() - interval '1 second' where id = $1`, [
+      expired.api_key.id,
+    ]);
+    expiredKey = expired.key;
     protectedOperations = operationsOf(await loadOpenApi(sut.url)).filter(
       (operation) => operation.isProtected,
     );
@@ -76,6 +94,9 @@ describe('tokens', () => {
     ['a token without typ', () => hs256({ ...claims(), typ: undefined })],
     ['a token without sub', () => hs256({ ...claims(), sub: undefined })],
     ['a refresh token', () => tenant.user.refreshToken],
+    ['an unknown API key', () => `htk_${'x'.repeat(43)}`],
+    ['a revoked API key', () => revokedKey],
+    ['an expired API key', () => expiredKey],
   ];
 
   it.each(hostileAccessTokens)(

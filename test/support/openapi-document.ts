@@ -105,9 +105,10 @@ export function validValue(schema: Schema): unknown {
   if (schema.enum) return schema.enum[0];
   switch (schema.type) {
     case 'string':
-      return schema.format === 'email'
-        ? uniqueEmail('openapi')
-        : 'v'.repeat(Math.max(schema.minLength ?? 1, 1));
+      if (schema.format === 'email') return uniqueEmail('openapi');
+      // A time to come: what an expiry takes.
+      if (schema.format === 'date-time') return new Date(Date.now() + 86_400_000).toISOString();
+      return 'v'.repeat(Math.max(schema.minLength ?? 1, 1));
     case 'boolean':
       return true;
     case 'integer':

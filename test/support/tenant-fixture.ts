@@ -3,8 +3,8 @@ import type { Client } from 'pg';
 import { api, registerUser, type RegisteredUser } from './api-client';
 
 /**
- * A user on the top plan with one endpoint, one captured event, one (signed) destination and one bulk
- * replay (of that event).
+ * A user on the top plan with one endpoint, one captured event, one (signed) destination, one bulk
+ * replay (of that event) and one API key.
  */
 export interface Tenant {
   user: RegisteredUser;
@@ -13,8 +13,9 @@ export interface Tenant {
   eventId: string;
   destinationId: string;
   bulkReplayId: string;
+  apiKeyId: string;
   /** Unique strings of this tenant's data that must never reach another user. */
-  secrets: { destinationSecret: string; eventMarker: string; endpointName: string };
+  secrets: { destinationSecret: string; eventMarker: string; endpointName: string; apiKey: string };
 }
 
 /**
@@ -47,9 +48,14 @@ export async function createTenant(baseUrl: string, db: Client, label: string): 
     token: user.accessToken,
     body: {},
   });
-  if (!eventId || destination.status !== 201 || bulkReplay.status !== 202)
+  const apiKey = await api(baseUrl, 'POST', '/api/api-keys', {
+    token: user.accessToken,
+    body: { name: `key ${marker}` },
+  });
+  if (!eventId || destination.status !== 201 || bulkReplay.status !== 202 || apiKey.status !== 201)
     throw new Error(
-      `tenant ${label}: capture, destination or bulk replay failed (${destination.status}, ${bulkReplay.status})`,
+      `tenant ${label}: capture, destination, bulk replay or API key failed ` +
+        `(${destination.status}, ${bulkReplay.status}, ${apiKey.status})`,
     );
   return {
     user,
@@ -58,7 +64,13 @@ export async function createTenant(baseUrl: string, db: Client, label: string): 
     eventId,
     destinationId: destination.body.destination.id,
     bulkReplayId: bulkReplay.body.bulk_replay.id,
-    secrets: { destinationSecret, eventMarker: `event ${marker}`, endpointName: `endpoint ${marker}` },
+    apiKeyId: apiKey.body.api_key.id,
+    secrets: {
+      destinationSecret,
+      eventMarker: `event ${marker}`,
+      endpointName: `endpoint ${marker}`,
+      apiKey: apiKey.body.key,
+    },
   };
 }
 
@@ -72,6 +84,7 @@ export function pathRecipes(tenant: Tenant): Record<string, string> {
     eId: tenant.eventId,
     dId: tenant.destinationId,
     rId: tenant.bulkReplayId,
+    kid: tenant.apiKeyId,
   };
 }
 

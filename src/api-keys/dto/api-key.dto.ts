@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsISO8601, IsOptional, IsString, Length, ValidateIf } from 'class-validator';
+import { IsIn, IsISO8601, IsString, Length, ValidateIf } from 'class-validator';
 import { Trim } from '../../endpoints/dto/endpoint-fields';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../api-key.entity';
 
@@ -14,7 +14,7 @@ export class CreateApiKeyDto {
 
   /** `write` (the default) may do anything the owner can except manage API keys; `read` may only GET. */
   @ApiProperty({ enum: API_KEY_SCOPES, required: false, default: 'write' })
-  @IsOptional()
+  @ValidateIf((_dto, value) => value !== undefined)
   @IsIn(API_KEY_SCOPES, { message: `scope must be one of ${API_KEY_SCOPES.join(', ')}` })
   scope?: ApiKeyScope;
 
