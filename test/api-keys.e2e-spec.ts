@@ -193,6 +193,38 @@ describe('API keys', () => {
     expect(JSON.parse(message.data).id).toBe(id);
   });
 
+  it('ends a live stream opened with a key when the key is revoked, or expires', async () => {
+    const fixture = await createEndpoint(sut.url, owner);
+    const streamUrl = `${sut.url}/api/endpoints/${fixture.endpointId}/events/stream`;
+    const ended = async (stream: SseClient) =>
+      Promise.race([
+        stream.closed.then(() => 'ended'),
+        new Promise((resolve) => setTimeout(resolve, 10_000, 'still open after 10 s')),
+      ]);
+
+    const revoked = await createKey({ name: 'revoked while streaming' });
+    const kept = await createKey({ name: 'kept' });
+    const [doomed, survivor] = await Promise.all(
+      [revoked.key, kept.key].map((key) => SseClient.open(streamUrl, key)),
+    );
+    streams.push(doomed, survivor);
+    await api(sut.url, 'DELETE', `/api/api-keys/${revoked.api_key.id}`, { token: owner.accessToken });
+    expect(await ended(doomed)).toBe('ended');
+    expect((await SseClient.open(streamUrl, revoked.key)).status).toBe(401);
+
+    const expiring = await createKey({
+      name: 'expires while streaming',
+      expires_at: new Date(Date.now() + 1_500).toISOString(),
+    });
+    const expired = await SseClient.open(streamUrl, expiring.key);
+    streams.push(expired);
+    expect(await ended(expired)).toBe('ended');
+
+    // The other key's stream is still there: a change reaches it.
+    await fetch(fixture.captureUrl, { method: 'POST', body: 'still listening' });
+    await survivor.waitFor((message) => message.event === 'event.created');
+  });
+
   it('allows at most 100 keys per user', async () => {
     const user = await registerUser(sut.url);
     for (let created = 0; created < 100; created++) await createKey({ name: `key ${created}` }, user);

@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
+import { ApiKeyRevocations } from './api-key-revocations';
 import { ApiKeysController } from './api-keys.controller';
 import { ApiKeysService } from './api-keys.service';
 
 @Module({
   controllers: [ApiKeysController],
-  providers: [ApiKeysService],
-  exports: [ApiKeysService],
+  providers: [ApiKeysService, ApiKeyRevocations],
+  exports: [ApiKeysService, ApiKeyRevocations],
 })
 export class ApiKeysModule {}

@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { AuthUser } from '../common/decorators/current-user.decorator';
 import { hashToken } from '../common/token-hash';
 import { User } from '../users/user.entity';
+import { ApiKeyRevocations } from './api-key-revocations';
 import { ApiKey } from './api-key.entity';
 import type { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyResponseDto } from './dto/api-key.dto';
 
@@ -44,7 +45,10 @@ export class ApiKeysService {
   /** When this process last recorded each key's use. */
   private readonly recordedUse = new Map<string, number>();
 
-  constructor(private readonly em: EntityManager) {}
+  constructor(
+    private readonly em: EntityManager,
+    private readonly revocations: ApiKeyRevocations,
+  ) {}
 
   async create(userId: string, input: CreateApiKeyDto): Promise<CreatedApiKeyResponseDto> {
     const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
@@ -71,11 +75,15 @@ export class ApiKeysService {
     return keys.map(toApiKeyDto);
   }
 
-  /** Deletes the key: the next request made with it is answered 401, in every process. */
+  /**
+   * Deletes the key: the next request made with it is answered 401, in every process, and the live streams
+   * opened with it end.
+   */
   async revoke(userId: string, keyId: string): Promise<void> {
     const deleted = await this.em.fork().nativeDelete(ApiKey, { id: keyId, user: userId });
     if (deleted === 0) throw new NotFoundException('API key not found');
     this.recordedUse.delete(keyId);
+    await this.revocations.announce(keyId);
   }
 
   /** The caller a key stands for; 401 when the key is unknown, revoked or expired. */
@@ -89,7 +97,7 @@ export class ApiKeysService {
       id: user.id,
       email: user.email,
       plan: user.plan,
-      apiKey: { id: apiKey.id, scope: apiKey.scope },
+      apiKey: { id: apiKey.id, scope: apiKey.scope, expiresAt: apiKey.expiresAt?.toISOString() ?? null },
     };
   }
 

@@ -44,6 +44,6 @@ export class EventStreamController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    await this.gateway.connect(user.id, endpointId, lastEventId, request, reply);
+    await this.gateway.connect(user, endpointId, lastEventId, request, reply);
   }
 }

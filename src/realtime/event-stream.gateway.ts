@@ -2,6 +2,8 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable, NotFoundException, type OnModuleDestroy } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiKeyRevocations } from '../api-keys/api-key-revocations';
+import type { AuthUser } from '../common/decorators/current-user.decorator';
 import { Endpoint } from '../endpoints/endpoint.entity';
 import {
   compareStreamIds,
@@ -24,6 +26,7 @@ export class EventStreamGateway implements OnModuleDestroy {
   constructor(
     private readonly em: EntityManager,
     private readonly changes: EventStreamService,
+    private readonly revocations: ApiKeyRevocations,
   ) {}
 
   /** Ends every stream before the HTTP server closes (dashboards reconnect, to another process). */
@@ -32,13 +35,13 @@ export class EventStreamGateway implements OnModuleDestroy {
   }
 
   async connect(
-    userId: string,
+    user: AuthUser,
     endpointId: string,
     lastEventId: string | undefined,
     request: FastifyRequest,
     reply: FastifyReply,
   ) {
-    const owned = await this.em.fork().count(Endpoint, { id: endpointId, user: userId });
+    const owned = await this.em.fork().count(Endpoint, { id: endpointId, user: user.id });
     if (owned === 0) throw new NotFoundException('endpoint not found');
 
     // Live changes are buffered while the missed ones are read, then sent after them without repeats.
@@ -66,11 +69,16 @@ export class EventStreamGateway implements OnModuleDestroy {
     raw.write(': connected\n\n');
     this.streams.add(raw);
     const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), HEARTBEAT_MS);
-    request.raw.once('close', () => {
+    // A stream opened with an API key ends when the key is revoked or expires; its reconnection is refused.
+    const unwatch = user.apiKey ? this.revocations.watch(user.apiKey, () => raw.end()) : () => undefined;
+    const cleanUp = () => {
       this.streams.delete(raw);
       stop();
       clearInterval(heartbeat);
-    });
+      unwatch();
+    };
+    request.raw.once('close', cleanUp);
+    raw.once('close', cleanUp);
     if (lastSent && buffered) {
       const missed = await this.changes.since(endpointId, lastSent).catch(() => []);
       missed.forEach(send);

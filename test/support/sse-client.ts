@@ -9,6 +9,8 @@ export class SseClient {
   readonly messages: SseMessage[] = [];
   readonly comments: string[] = [];
   status = 0;
+  /** Settles when the stream ends: closed by the server, or by close(). */
+  closed: Promise<void> = Promise.resolve();
   private readonly controller = new AbortController();
   private buffer = '';
 
@@ -18,7 +20,7 @@ export class SseClient {
     if (lastEventId) headers['last-event-id'] = lastEventId;
     const response = await fetch(url, { headers, signal: client.controller.signal });
     client.status = response.status;
-    if (response.ok && response.body) void client.read(response.body.getReader());
+    if (response.ok && response.body) client.closed = client.read(response.body.getReader());
     return client;
   }
 

@@ -7,7 +7,7 @@ export interface AuthUser {
   email: string;
   plan: Plan;
   /** Set when the caller used an API key rather than a signed-in session. */
-  apiKey?: { id: string; scope: 'read' | 'write' };
+  apiKey?: { id: string; scope: 'read' | 'write'; expiresAt: string | null };
 }
 
 export const CurrentUser = createParamDecorator(
