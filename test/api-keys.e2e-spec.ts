@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Client } from 'pg';
-import { api, registerUser, type RegisteredUser } from './support/api-client';
+import { api, createApiKey, registerUser, type RegisteredUser } from './support/api-client';
 import { SseClient } from './support/sse-client';
 import { startTestApp, type TestApp } from './support/test-app';
 import { createEndpoint } from './support/webhook-fixtures';
@@ -11,11 +11,8 @@ describe('API keys', () => {
   let owner: RegisteredUser;
   const streams: SseClient[] = [];
 
-  async function createKey(body: Record<string, unknown> = { name: 'CI' }, user = owner) {
-    const created = await api(sut.url, 'POST', '/api/api-keys', { token: user.accessToken, body });
-    expect(created.status).toBe(201);
-    return created.body as { api_key: Record<string, string | null>; key: string };
-  }
+  const createKey = (body: Record<string, unknown> = { name: 'CI' }, user = owner) =>
+    createApiKey(sut.url, user, body);
 
   const keyCount = async () =>
     Number((await db.query('select count(*) from api_keys')).rows[0].count as string);

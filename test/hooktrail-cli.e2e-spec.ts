@@ -12,7 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { components } from '../src/generated/openapi';
-import { api, registerUser, type RegisteredUser } from './support/api-client';
+import { api, createApiKey, registerUser } from './support/api-client';
 import { HttpsDestination } from './support/https-destination';
 import { send } from './support/raw-http';
 import { freePort, spawnService, stopService, type ServiceProcess } from './support/service-process';
@@ -25,17 +25,6 @@ const ROOT = join(__dirname, '..');
 const WAIT_MS = 20_000;
 /** Long enough for a service restart plus the CLI's longest backoff (10 s). */
 const RECONNECT_WAIT_MS = 40_000;
-
-/** An API key of the user's, made as a user does (POST /api/api-keys with a signed-in session). */
-async function createApiKey(baseUrl: string, user: RegisteredUser): Promise<string> {
-  const created = await api(baseUrl, 'POST', '/api/api-keys', {
-    token: user.accessToken,
-    body: { name: 'hooktrail CLI tests' },
-  });
-  if (created.status !== 201)
-    throw new Error(`create API key: ${created.status} ${JSON.stringify(created.body)}`);
-  return created.body.key as string;
-}
 
 /** Every server, process and directory the tests open, closed in reverse order at the end. */
 const closers: Array<() => Promise<unknown>> = [];
@@ -354,7 +343,9 @@ describe('hooktrail (the command-line client)', () => {
     closers.push(() => rm(home, { recursive: true, force: true }));
     service = await RestartableService.start();
     closers.push(() => service.close());
-    apiKey = await createApiKey(service.url, await registerUser(service.url));
+    ({ key: apiKey } = await createApiKey(service.url, await registerUser(service.url), {
+      name: 'hooktrail CLI tests',
+    }));
   }, 60_000);
 
   afterAll(async () => {
@@ -482,16 +473,13 @@ describe('hooktrail (the command-line client)', () => {
 
     it('a read-only key asked to write, and a revoked key', async () => {
       const owner = await registerUser(service.url);
-      const created = await api(service.url, 'POST', '/api/api-keys', {
-        token: owner.accessToken,
-        body: { name: 'read only', scope: 'read' },
-      });
-      const readKey = { HOOKTRAIL_API_KEY: created.body.key as string };
+      const created = await createApiKey(service.url, owner, { name: 'read only', scope: 'read' });
+      const readKey = { HOOKTRAIL_API_KEY: created.key };
       expect(await hooktrail(['endpoints', 'list'], readKey)).toMatchObject({ code: 0, stderr: '' });
       expect(await hooktrail(['endpoints', 'create', 'Nope'], readKey)).toEqual(
         failure('403 this API key is read-only: it may only make GET requests'),
       );
-      await api(service.url, 'DELETE', `/api/api-keys/${created.body.api_key.id}`, {
+      await api(service.url, 'DELETE', `/api/api-keys/${created.api_key.id}`, {
         token: owner.accessToken,
       });
       expect(await hooktrail(['endpoints', 'list'], readKey)).toEqual(

@@ -7,6 +7,7 @@ import { api, registerUser, type RegisteredUser } from './support/api-client';
 import { HttpsDestination } from './support/https-destination';
 import { send, type RawResponse } from './support/raw-http';
 import { type ServiceProcess, spawnService, stopService } from './support/service-process';
+import { DUPLICATE_COUNT } from '../src/events/events.repository';
 import { startTestApp, type TestApp } from './support/test-app';
 import {
   addDestination,
@@ -140,10 +141,7 @@ describe('ingest rules', () => {
       duplicate_count: number;
       deliveries: number;
     }>(
-      // duplicate_count as the API reads it: the event's own, and the repeats a worker has not added yet.
-      `select id, verification_status, verification_reason,
-              duplicate_count + coalesce((select sum(r.repeats) from event_repeats r where r.event_id = events.id), 0)::int
-                as duplicate_count,
+      `select id, verification_status, verification_reason, ${DUPLICATE_COUNT},
               (select count(*)::int from deliveries d where d.event_id = events.id) as deliveries
        from events where endpoint_id = $1 order by received_at`,
       [fixture.endpointId],
@@ -533,6 +531,42 @@ describe('ingest rules', () => {
 
       expect((await post(fixture, '{}', {}, secondUrl)).status).toBe(401);
       expect((await post(fixture, '{}', { 'x-token': 'now-required-1' }, secondUrl)).status).toBe(200);
+    });
+  });
+
+  describe('with a worker process', () => {
+    let worker: ServiceProcess;
+    beforeAll(async () => {
+      worker = await spawnService({
+        APP_ROLE: 'worker',
+        DATABASE_URL: sut.env.DATABASE_URL,
+        REDIS_URL: sut.env.REDIS_URL,
+        REDIS_PREFIX: sut.env.REDIS_PREFIX,
+        LOG_LEVEL: 'warn',
+      });
+    });
+    afterAll(() => stopService(worker));
+
+    it('has a worker add the repeats to the event itself, each once', async () => {
+      const fixture = await endpointWith({ dedup: { key: 'body:data.id' } });
+      // Repeats of an event stored by an earlier statement are appended to event_repeats, not to the event.
+      await post(fixture, '{"data":{"id":"folded"}}');
+      await Promise.all(Array.from({ length: 5 }, () => post(fixture, '{"data":{"id":"folded"}}')));
+      const [event] = await stored(fixture);
+      const folded = async () =>
+        (
+          await db.query<{ own: number; waiting: number }>(
+            `select duplicate_count as own,
+                    (select count(*)::int from event_repeats where event_id = $1) as waiting
+             from events where id = $1`,
+            [event.id],
+          )
+        ).rows[0];
+      const deadline = Date.now() + 10_000;
+      while ((await folded()).waiting > 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await folded()).toEqual({ own: 5, waiting: 0 });
+      expect((await stored(fixture))[0].duplicate_count).toBe(5);
     });
   });
 });

@@ -51,7 +51,8 @@ export interface EventFilters {
 }
 
 /** An event's repeats: those added to its row, and those a worker has not added yet (event_repeats). */
-const DUPLICATE_COUNT = `duplicate_count +
+/** An event's repeats as the API reads them: those a worker added, and those it has not added yet. */
+export const DUPLICATE_COUNT = `duplicate_count +
   coalesce((select sum(r.repeats) from event_repeats r where r.event_id = id), 0)::int as duplicate_count`;
 
 const EVENT_COLUMNS = `id, endpoint_id, status, method, headers, query, body_text, body_bytes, source_ip,

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { api, registerUser } from '../support/api-client';
+import { api, createApiKey, registerUser } from '../support/api-client';
 import { hmacJwt, rs256Jwt, unsignedJwt } from '../support/jwt';
 import { fillPath, loadOpenApi, type Operation, operationsOf, validBody } from '../support/openapi-document';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -19,13 +19,7 @@ describe('tokens', () => {
   let revokedKey: string;
   let expiredKey: string;
 
-  const createKey = async () => {
-    const created = await api(sut.url, 'POST', '/api/api-keys', {
-      token: tenant.user.accessToken,
-      body: { name: 'forged' },
-    });
-    return created.body as { api_key: { id: string }; key: string };
-  };
+  const createKey = () => createApiKey(sut.url, tenant.user, { name: 'forged' });
 
   const now = () => Math.floor(Date.now() / 1000);
   const claims = () => ({

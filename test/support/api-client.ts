@@ -60,3 +60,23 @@ export async function registerUser(baseUrl: string, email = uniqueEmail()): Prom
     refreshToken: response.body.refreshToken,
   };
 }
+
+export interface CreatedApiKey {
+  api_key: Record<string, string | null> & { id: string };
+  key: string;
+}
+
+/** An API key of the user's, made as a user does: POST /api/api-keys with a signed-in session. */
+export async function createApiKey(
+  baseUrl: string,
+  user: RegisteredUser,
+  body: Record<string, unknown> = { name: 'test key' },
+): Promise<CreatedApiKey> {
+  const created = await api<CreatedApiKey>(baseUrl, 'POST', '/api/api-keys', {
+    token: user.accessToken,
+    body,
+  });
+  if (created.status !== 201)
+    throw new Error(`create API key: ${created.status} ${JSON.stringify(created.body)}`);
+  return created.body;
+}

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from 'pg';
-import { api, registerUser, type RegisteredUser } from './api-client';
+import { api, createApiKey, registerUser, type RegisteredUser } from './api-client';
 
 /**
  * A user on the top plan with one endpoint, one captured event, one (signed) destination, one bulk
@@ -48,15 +48,11 @@ export async function createTenant(baseUrl: string, db: Client, label: string): 
     token: user.accessToken,
     body: {},
   });
-  const apiKey = await api(baseUrl, 'POST', '/api/api-keys', {
-    token: user.accessToken,
-    body: { name: `key ${marker}` },
-  });
-  if (!eventId || destination.status !== 201 || bulkReplay.status !== 202 || apiKey.status !== 201)
+  if (!eventId || destination.status !== 201 || bulkReplay.status !== 202)
     throw new Error(
-      `tenant ${label}: capture, destination, bulk replay or API key failed ` +
-        `(${destination.status}, ${bulkReplay.status}, ${apiKey.status})`,
+      `tenant ${label}: capture, destination or bulk replay failed (${destination.status}, ${bulkReplay.status})`,
     );
+  const apiKey = await createApiKey(baseUrl, user, { name: `key ${marker}` });
   return {
     user,
     endpointId,
@@ -64,12 +60,12 @@ export async function createTenant(baseUrl: string, db: Client, label: string): 
     eventId,
     destinationId: destination.body.destination.id,
     bulkReplayId: bulkReplay.body.bulk_replay.id,
-    apiKeyId: apiKey.body.api_key.id,
+    apiKeyId: apiKey.api_key.id,
     secrets: {
       destinationSecret,
       eventMarker: `event ${marker}`,
       endpointName: `endpoint ${marker}`,
-      apiKey: apiKey.body.key,
+      apiKey: apiKey.key,
     },
   };
 }
