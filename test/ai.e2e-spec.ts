@@ -186,6 +186,8 @@ describe('AI analysis with Gemini (a fake Gemini server)', () => {
       GEMINI_API_KEY: 'test-key',
       GEMINI_BASE_URL: gemini.url,
       GEMINI_MODEL: 'gemini-test',
+      DELIVERY_TIMEOUT_MS: '3000',
+      DELIVERY_RETRY_DELAYS_MS: '1000,20000,90000,3600000',
     });
     fixture = await createEndpoint(sut.url);
     await setPlan(sut, fixture.user.email, 'team');
@@ -222,6 +224,18 @@ describe('AI analysis with Gemini (a fake Gemini server)', () => {
     });
     expect(response.body.provider).toBe('local');
     expect(response.body.schema).toContain('export interface StripeInvoicePaidEvent');
+  });
+
+  it("states the service's configured time-out and retry schedule in the diagnosis prompt", async () => {
+    gemini.answerWith({ text: 'Nothing failed.' });
+    const fresh = await capture(fixture, STRIPE_BODY);
+    const response = await api(sut.url, 'GET', route(fixture, fresh, 'diagnose'), {
+      token: fixture.user.accessToken,
+    });
+    expect(response.body).toEqual({ diagnosis: 'Nothing failed.', provider: 'gemini' });
+    const { prompt } = gemini.requests[gemini.requests.length - 1];
+    expect(prompt).toContain('waits 3 s at most');
+    expect(prompt).toContain('retries after 1 s, 20 s, 1.5 min and 1 h (5 attempts in all)');
   });
 
   it('falls back to the local engine when Gemini fails', async () => {

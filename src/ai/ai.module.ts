@@ -20,7 +20,11 @@ import { UserThrottlerGuard } from './user-throttler.guard';
       provide: AI_PROVIDER,
       inject: [ConfigService],
       useFactory: (config: ConfigService<Environment, true>): AiProvider => {
-        const local = new LocalAiEngine(config.get('DELIVERY_TIMEOUT_MS', { infer: true }));
+        const delivery = {
+          timeoutMs: config.get('DELIVERY_TIMEOUT_MS', { infer: true }),
+          retryDelaysMs: config.get('DELIVERY_RETRY_DELAYS_MS', { infer: true }),
+        };
+        const local = new LocalAiEngine(delivery);
         const apiKey = config.get('GEMINI_API_KEY', { infer: true });
         if (!apiKey) {
           new Logger('AI').log('GEMINI_API_KEY is not set: the local engine answers AI requests');
@@ -31,6 +35,7 @@ import { UserThrottlerGuard } from './user-throttler.guard';
             apiKey,
             model: config.get('GEMINI_MODEL', { infer: true }),
             baseUrl: config.get('GEMINI_BASE_URL', { infer: true }),
+            delivery,
           },
           local,
         );

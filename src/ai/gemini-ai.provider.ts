@@ -2,13 +2,17 @@ import { GoogleGenerativeAI, type GenerativeModel } from '@google/generative-ai'
 import { Logger } from '@nestjs/common';
 import * as ts from 'typescript';
 import type { AiAnswer, AiDelivery, AiEvent, AiProvider, HandlerTarget } from './ai.types';
+import { describeRetries, spokenDuration, type DeliveryPolicy } from './delivery-policy';
 import type { LocalAiEngine } from './local/local-ai.engine';
 
 export interface GeminiOptions {
   apiKey: string;
   model: string;
   baseUrl?: string;
+  /** How long a call to Gemini may take. */
   timeoutMs?: number;
+  /** The delivery engine's configuration, stated in the diagnosis prompt. */
+  delivery: DeliveryPolicy;
 }
 
 /** The body is cut to this many bytes in a prompt. */
@@ -66,12 +70,14 @@ export class GeminiAiProvider implements AiProvider {
   private readonly logger = new Logger(GeminiAiProvider.name);
   private readonly model: GenerativeModel;
   private readonly timeoutMs: number;
+  private readonly delivery: DeliveryPolicy;
 
   constructor(
     options: GeminiOptions,
     private readonly fallback: LocalAiEngine,
   ) {
     this.timeoutMs = options.timeoutMs ?? 15_000;
+    this.delivery = options.delivery;
     this.model = new GoogleGenerativeAI(options.apiKey).getGenerativeModel(
       { model: options.model },
       { baseUrl: options.baseUrl, timeout: this.timeoutMs },
@@ -106,7 +112,9 @@ export class GeminiAiProvider implements AiProvider {
             .join('\n'),
       )
       .join('\n');
-    const prompt = `Diagnose why delivering this webhook to its destinations failed and say concretely how to fix it (the sender follows no redirects and waits 10 s at most). If no attempt failed, say so plainly.\n\nDelivery attempts:\n${attempts || '(none)'}\n\n${describeEvent(event)}`;
+    const { timeoutMs, retryDelaysMs } = this.delivery;
+    const engine = `the sender follows no redirects, waits ${spokenDuration(timeoutMs)} at most for an answer, and ${describeRetries(this.delivery).replace('Hooktrail', 'it')} (${retryDelaysMs.length + 1} attempts in all)`;
+    const prompt = `Diagnose why delivering this webhook to its destinations failed and say concretely how to fix it (${engine}). If no attempt failed, say so plainly.\n\nDelivery attempts:\n${attempts || '(none)'}\n\n${describeEvent(event)}`;
     return this.ask(prompt, () => this.fallback.diagnose(event, deliveries));
   }
 

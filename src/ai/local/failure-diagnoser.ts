@@ -1,6 +1,7 @@
 import type { AiAttempt, AiDelivery } from '../ai.types';
+import { describeRetries, spokenDuration, type DeliveryPolicy } from '../delivery-policy';
 
-function describeCause(attempt: AiAttempt, delivery: AiDelivery, timeoutMs: number): string {
+function describeCause(attempt: AiAttempt, delivery: AiDelivery, policy: DeliveryPolicy): string {
   const code = attempt.response_code;
   const url = delivery.destinationUrl;
   const body = delivery.responseBody ? ` It answered: "${delivery.responseBody.slice(0, 200)}".` : '';
@@ -14,7 +15,7 @@ function describeCause(attempt: AiAttempt, delivery: AiDelivery, timeoutMs: numb
   if (code === 413)
     return `${url} answered 413: the body is larger than it accepts.${body} Fix: raise the request body limit of the server or proxy in front of it.`;
   if (code === 429)
-    return `${url} answered 429: it rate-limits the deliveries.${body} Fix: raise the limit for the webhook route or exempt it; honour its Retry-After by spacing the retries (Hooktrail retries after 5 s, 25 s, 2 min and 10 min).`;
+    return `${url} answered 429: it rate-limits the deliveries.${body} Fix: raise the limit for the webhook route or exempt it; honour its Retry-After by spacing the retries (${describeRetries(policy)}).`;
   if (code !== null && code >= 300 && code < 400)
     return `${url} answered ${code}, a redirect, and Hooktrail does not follow redirects. Fix: point the destination at the final URL (often https instead of http, or a trailing slash).`;
   if (code !== null && code >= 500)
@@ -22,8 +23,11 @@ function describeCause(attempt: AiAttempt, delivery: AiDelivery, timeoutMs: numb
   if (code !== null)
     return `${url} answered ${code}, which is not a 2xx.${body} Fix: answer 2xx once the webhook is accepted.`;
   const error = attempt.error ?? 'unknown error';
-  if (/timed out|timeout|ETIMEDOUT|ECONNABORTED/i.test(error) || attempt.duration_ms >= timeoutMs * 0.95) {
-    return `${url} did not answer within ${Math.round(timeoutMs / 1000)} s (${error}). Fix: answer 2xx right after storing the webhook and do the slow work asynchronously (a queue or background job).`;
+  if (
+    /timed out|timeout|ETIMEDOUT|ECONNABORTED/i.test(error) ||
+    attempt.duration_ms >= policy.timeoutMs * 0.95
+  ) {
+    return `${url} did not answer within ${spokenDuration(policy.timeoutMs)} (${error}). Fix: answer 2xx right after storing the webhook and do the slow work asynchronously (a queue or background job).`;
   }
   if (/private|reserved/i.test(error))
     return `The connection to ${url} was refused because it resolves to a private or reserved address (${error}). Fix: use a public HTTPS address, or set DELIVERY_ALLOW_PRIVATE_NETWORKS=true on a self-hosted Hooktrail for local development.`;
@@ -39,7 +43,7 @@ function describeCause(attempt: AiAttempt, delivery: AiDelivery, timeoutMs: numb
 }
 
 /** Why the deliveries failed and how to fix it, from their attempts; plain when nothing failed. */
-export function diagnoseFailures(deliveries: AiDelivery[], timeoutMs: number): string {
+export function diagnoseFailures(deliveries: AiDelivery[], policy: DeliveryPolicy): string {
   const failing = deliveries.filter((delivery) => delivery.attempts.some((attempt) => !isSuccess(attempt)));
   if (deliveries.length === 0)
     return 'This event has no delivery yet, so there is nothing to diagnose: add an active destination to the endpoint, then replay the event.';
@@ -55,9 +59,9 @@ export function diagnoseFailures(deliveries: AiDelivery[], timeoutMs: number): s
           ? `It was delivered in the end, after ${failed.length} failed attempt${failed.length === 1 ? '' : 's'}.`
           : delivery.status === 'dead_letter'
             ? `All ${delivery.attempts.length} attempts failed, so retries are exhausted (dead letter): after fixing it, replay the event.`
-            : `${failed.length} attempt${failed.length === 1 ? '' : 's'} failed so far; Hooktrail keeps retrying.`;
+            : `${failed.length} attempt${failed.length === 1 ? '' : 's'} failed so far; ${describeRetries(policy)} (${policy.retryDelaysMs.length + 1} attempts in all).`;
       const codes = [...new Set(failed.map((attempt) => attempt.response_code ?? 'no response'))].join(', ');
-      return `${describeCause(last, delivery, timeoutMs)} ${state} (Failed attempts answered: ${codes}.)`;
+      return `${describeCause(last, delivery, policy)} ${state} (Failed attempts answered: ${codes}.)`;
     })
     .join('\n\n');
 }

@@ -47,7 +47,7 @@ function failed(
 }
 
 describe(LocalAiEngine.name, () => {
-  const sut = new LocalAiEngine(10_000);
+  const sut = new LocalAiEngine({ timeoutMs: 10_000, retryDelaysMs: [5000, 25000, 120000, 600000] });
 
   describe('explain', () => {
     it.each([
@@ -148,6 +148,20 @@ describe(LocalAiEngine.name, () => {
       const { text } = await sut.diagnose(stripeInvoicePaid, [delivery]);
       expect(text).toMatch(expected);
       expect(text).toContain('Fix:');
+    });
+
+    it("states the service's own time-out and retry schedule, not fixed text", async () => {
+      const configured = new LocalAiEngine({ timeoutMs: 2500, retryDelaysMs: [500, 90_000, 3_600_000] });
+      const timedOut = failed(null, 'timed out after 2500 ms', null, 2501);
+      expect((await configured.diagnose(stripeInvoicePaid, [timedOut])).text).toContain(
+        'did not answer within 2.5 s',
+      );
+      const limited = (await configured.diagnose(stripeInvoicePaid, [failed(429)])).text;
+      expect(limited).toContain('Hooktrail retries after 500 ms, 1.5 min and 1 h');
+      expect(limited).toContain('(4 attempts in all)');
+      expect((await sut.diagnose(stripeInvoicePaid, [failed(429)])).text).toContain(
+        'Hooktrail retries after 5 s, 25 s, 2 min and 10 min',
+      );
     });
 
     it('says when retries are exhausted', async () => {

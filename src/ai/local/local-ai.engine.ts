@@ -1,4 +1,5 @@
 import type { AiAnswer, AiDelivery, AiEvent, AiProvider, HandlerTarget } from '../ai.types';
+import type { DeliveryPolicy } from '../delivery-policy';
 import { diagnoseFailures } from './failure-diagnoser';
 import { renderHandler } from './handler-templates';
 import { parsePayload } from './payload';
@@ -13,7 +14,7 @@ const local = (text: string): AiAnswer => ({ text, provider: 'local' });
  * attempts' codes and errors.
  */
 export class LocalAiEngine implements AiProvider {
-  constructor(private readonly deliveryTimeoutMs: number) {}
+  constructor(private readonly policy: DeliveryPolicy) {}
 
   async explain(event: AiEvent): Promise<AiAnswer> {
     const payload = parsePayload(event);
@@ -50,6 +51,6 @@ export class LocalAiEngine implements AiProvider {
   }
 
   async diagnose(_event: AiEvent, deliveries: AiDelivery[]): Promise<AiAnswer> {
-    return local(diagnoseFailures(deliveries, this.deliveryTimeoutMs));
+    return local(diagnoseFailures(deliveries, this.policy));
   }
 }
