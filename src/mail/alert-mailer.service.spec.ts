@@ -2,6 +2,8 @@ import type { MailerService } from '@nestjs-modules/mailer';
 import type { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment';
 import { ALERT_WINDOW_MS } from './alert-jobs';
+import type { NotificationEvent } from '../notifications/notification-events';
+import type { Notifier } from '../notifications/notifier.service';
 import { AlertMailer } from './alert-mailer.service';
 import type { AlertScheduler } from './alert-scheduler.service';
 import type { AlertBatch, AlertsRepository } from './alerts.repository';
@@ -13,6 +15,7 @@ function batchOf(count: number): AlertBatch {
   return {
     endpointId: 'endpoint-1',
     endpointName: 'Stripe (prod)',
+    ownerId: 'user-1',
     ownerEmail: 'owner@example.com',
     ownerName: 'Ada',
     events: Array.from({ length: count }, (_, index) => ({
@@ -31,6 +34,8 @@ describe(AlertMailer.name, () => {
   const sent: { to: string; subject: string; text: string }[] = [];
   const marked: string[][] = [];
   const scheduled: { endpointId: string; notBefore?: Date }[] = [];
+  const notified: NotificationEvent[] = [];
+  const dispatched: string[][] = [];
 
   const repository = stub<AlertsRepository>({
     withEndpointLock: <T>(_endpointId: string, work: (trx: never) => Promise<T>) => work(undefined as never),
@@ -47,6 +52,13 @@ describe(AlertMailer.name, () => {
   const scheduler = stub<AlertScheduler>({
     schedule: async (endpointId, notBefore) => void scheduled.push({ endpointId, notBefore }),
   });
+  const notifier = stub<Notifier>({
+    record: async (_trx: unknown, event: NotificationEvent) => {
+      notified.push(event);
+      return ['channel-1'];
+    },
+    dispatch: async (channelIds: string[]) => void dispatched.push(channelIds),
+  });
   const values: Partial<Environment> = {
     SITE_URL: 'https://hooktrail.example',
     SMTP_URL: 'smtp://127.0.0.1:1025',
@@ -54,12 +66,14 @@ describe(AlertMailer.name, () => {
   const config = stub<ConfigService<Environment, true>>({
     get: ((name: keyof Environment) => values[name]) as ConfigService<Environment, true>['get'],
   });
-  const sut = new AlertMailer(repository, scheduler, mailer, config);
+  const sut = new AlertMailer(repository, scheduler, mailer, notifier, config);
 
   beforeEach(() => {
     sent.length = 0;
     marked.length = 0;
     scheduled.length = 0;
+    notified.length = 0;
+    dispatched.length = 0;
   });
 
   it('mails one alert naming the endpoint, the event, the destination, its last code and a link, and marks it sent', async () => {
@@ -95,12 +109,32 @@ describe(AlertMailer.name, () => {
     expect(marked).toEqual([['alert-0', 'alert-1', 'alert-2']]);
   });
 
+  it("tells the owner's dead_letter channels about the batch it mailed, and nothing while it waits", async () => {
+    lastSent = null;
+    unsent = batchOf(3);
+    await sut.sendFor('endpoint-1');
+    expect(notified).toHaveLength(1);
+    expect(notified[0]).toMatchObject({
+      userId: 'user-1',
+      type: 'dead_letter',
+      data: { endpoint: { id: 'endpoint-1', name: 'Stripe (prod)' }, count: 3 },
+    });
+    expect(notified[0].data.events).toHaveLength(3);
+    expect(dispatched).toEqual([['channel-1']]);
+
+    notified.length = 0;
+    lastSent = new Date();
+    await sut.sendFor('endpoint-1');
+    expect(notified).toHaveLength(0);
+  });
+
   it('leaves the alerts unsent when SMTP fails, so the job retries', async () => {
     lastSent = null;
     unsent = batchOf(1);
     const refusing = stub<MailerService>({ sendMail: async () => Promise.reject(new Error('ECONNREFUSED')) });
-    const failing = new AlertMailer(repository, scheduler, refusing, config);
+    const failing = new AlertMailer(repository, scheduler, refusing, notifier, config);
     await expect(failing.sendFor('endpoint-1')).rejects.toThrow('ECONNREFUSED');
     expect(marked).toHaveLength(0);
+    expect(notified).toHaveLength(0);
   });
 });

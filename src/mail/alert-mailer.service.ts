@@ -2,9 +2,36 @@ import { MailerService } from '@nestjs-modules/mailer';
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment';
+import type { NotificationEvent } from '../notifications/notification-events';
+import { Notifier } from '../notifications/notifier.service';
 import { ALERT_WINDOW_MS } from './alert-jobs';
 import { AlertScheduler } from './alert-scheduler.service';
 import { type AlertBatch, AlertsRepository } from './alerts.repository';
+
+/** A dead-letter notification lists at most this many of its batch's events; `count` counts them all. */
+const NOTIFIED_EVENTS_LIMIT = 20;
+
+/** What the owner's notification channels subscribed to `dead_letter` are told about a batch. */
+export function deadLetterNotification(batch: AlertBatch): NotificationEvent {
+  return {
+    userId: batch.ownerId,
+    type: 'dead_letter',
+    data: {
+      endpoint: { id: batch.endpointId, name: batch.endpointName },
+      count: batch.events.length,
+      events: batch.events.slice(0, NOTIFIED_EVENTS_LIMIT).map((event) => ({
+        id: event.eventId,
+        method: event.method,
+        received_at: event.receivedAt.toISOString(),
+        destinations: event.destinations.map((destination) => ({
+          url: destination.url,
+          response_code: destination.responseCode,
+          error: destination.error,
+        })),
+      })),
+    },
+  };
+}
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
@@ -13,7 +40,9 @@ function escapeHtml(text: string): string {
 /**
  * Sends the dead-letter email of one endpoint: one alert, or a digest of every alert since the last
  * mail, never more than one mail per endpoint per ALERT_WINDOW_MS. An SMTP error throws, the outbox
- * rows stay unsent and Bull retries the job: an outage delays the mail and loses nothing.
+ * rows stay unsent and Bull retries the job: an outage delays the mail and loses nothing. The owner's
+ * notification channels subscribed to `dead_letter` are told about the same batch (their outbox rows are
+ * written in the transaction that marks the alerts sent), and digest it further by channel.
  */
 @Injectable()
 export class AlertMailer {
@@ -26,6 +55,7 @@ export class AlertMailer {
     private readonly alerts: AlertsRepository,
     private readonly scheduler: AlertScheduler,
     private readonly mailer: MailerService,
+    private readonly notifier: Notifier,
     config: ConfigService<Environment, true>,
   ) {
     this.siteUrl = config.get('SITE_URL', { infer: true }) ?? '';
@@ -33,6 +63,7 @@ export class AlertMailer {
   }
 
   async sendFor(endpointId: string): Promise<void> {
+    let notifiedChannels: string[] = [];
     const postponedUntil = await this.alerts.withEndpointLock(endpointId, async (trx) => {
       const lastSent = await this.alerts.lastSentAt(trx, endpointId);
       const windowEnd = lastSent ? new Date(lastSent.getTime() + ALERT_WINDOW_MS) : null;
@@ -46,6 +77,7 @@ export class AlertMailer {
           { to: mail.to, subject: mail.subject, text: mail.text },
           'SMTP_URL is not set: alert logged',
         );
+      notifiedChannels = await this.notifier.record(trx, deadLetterNotification(batch));
       await this.alerts.markSent(
         trx,
         batch.events.map((event) => event.alertId),
@@ -56,6 +88,7 @@ export class AlertMailer {
       );
       return null;
     });
+    await this.notifier.dispatch(notifiedChannels);
     if (postponedUntil) await this.scheduler.schedule(endpointId, postponedUntil);
   }
 

@@ -18,6 +18,7 @@ export interface AlertedEvent {
 export interface AlertBatch {
   endpointId: string;
   endpointName: string;
+  ownerId: string;
   ownerEmail: string;
   ownerName: string;
   events: AlertedEvent[];
@@ -46,13 +47,15 @@ export class AlertsRepository {
       `select max(sent_at) as last from dead_letter_alerts where endpoint_id = ? and sent_at is not null`,
       [endpointId],
     );
-    return rows[0]?.last ?? null;
+    // The raw driver answers timestamps as strings.
+    const last: Date | string | null = rows[0]?.last ?? null;
+    return last === null ? null : new Date(last);
   }
 
   async unsent(trx: Knex, endpointId: string): Promise<AlertBatch | null> {
     const { rows } = await trx.raw(
       `select a.id as alert_id, e.id as event_id, e.method, e.received_at, ep.name as endpoint_name,
-              u.email as owner_email, u.name as owner_name,
+              u.id as owner_id, u.email as owner_email, u.name as owner_name,
               coalesce((select json_agg(json_build_object('url', d.destination_url, 'responseCode', d.response_code,
                          'error', d.attempts -> -1 ->> 'error') order by d.created_at)
                         from deliveries d where d.event_id = e.id and d.status = 'dead_letter'), '[]') as destinations
@@ -68,6 +71,7 @@ export class AlertsRepository {
     return {
       endpointId,
       endpointName: rows[0].endpoint_name,
+      ownerId: rows[0].owner_id,
       ownerEmail: rows[0].owner_email,
       ownerName: rows[0].owner_name,
       events: rows.map((row: Record<string, never>) => ({
