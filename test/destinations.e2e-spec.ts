@@ -52,6 +52,8 @@ describe('destinations', () => {
       rate_limit_period: 'second',
       max_in_flight: null,
       paused: false,
+      paused_reason: null,
+      auto_pause_after: null,
       ordering: 'none',
       filter: null,
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),

@@ -42,5 +42,6 @@ import { UserThrottlerGuard } from './user-throttler.guard';
       },
     },
   ],
+  exports: [AiService],
 })
 export class AiModule {}

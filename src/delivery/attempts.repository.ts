@@ -5,8 +5,9 @@ import type { FlowControl } from '../destinations/destination.entity';
 import type { SecretBox } from '../secrets/secret-box';
 import { SECRET_BOX } from '../secrets/secrets.module';
 import type { EventStatus } from '../events/event.entity';
-import { lockEvents, refreshEventStatuses } from '../events/event-status';
-import type { AttemptOutcome } from './delivery-sender';
+import { type LockedEvent, lockEvents, refreshEventStatuses } from '../events/event-status';
+import { IssueTracker, type TrackedAttempt, type TrackedChanges } from '../issues/issue-tracker';
+import { type AttemptOutcome, failureSummary } from './delivery-sender';
 import type { DeliveryAttempt, DeliveryStatus } from './delivery.entity';
 
 /** A delivery's destination as it is now, with its flow control. */
@@ -54,7 +55,19 @@ const RECORD_ATTEMPTS_SQL = `
   from unnest(?::uuid[], ?::boolean[], ?::int[], ?::int[], ?::text[], ?::timestamptz[], ?::timestamptz[], ?::text[])
     as i(id, succeeded, max_attempts, response_code, response_body, at, next_attempt_at, entry)
   where d.id = i.id and d.status in ('pending', 'failed')
-  returning d.id, d.event_id, d.status, d.attempt_count`;
+  returning d.id, d.event_id, d.destination_id, d.status, d.attempt_count`;
+
+/** A batch's transaction is tried again this many times when PostgreSQL ends it to break a deadlock. */
+const DEADLOCK_RETRIES = 3;
+const DEADLOCK_DETECTED = '40P01';
+
+interface MovedDelivery {
+  id: string;
+  event_id: string;
+  destination_id: string | null;
+  status: DeliveryStatus;
+  attempt_count: number;
+}
 
 /** One attempt's outcome, waiting to be recorded with the others of its batch. */
 interface AttemptRecord {
@@ -99,12 +112,35 @@ function attemptColumns(records: AttemptRecord[]): never[] {
   ] as never[];
 }
 
+/** The attempts recorded (not those of deliveries already finished), as IssueTracker takes them. */
+function trackedAttempts(
+  records: AttemptRecord[],
+  moved: Map<string, MovedDelivery>,
+  events: Map<string, LockedEvent>,
+): TrackedAttempt[] {
+  return records.flatMap(({ delivery, attempt }): TrackedAttempt[] => {
+    const row = moved.get(delivery.id);
+    const event = events.get(delivery.eventId);
+    if (!row?.destination_id || !event) return [];
+    return [
+      {
+        destinationId: row.destination_id,
+        endpointId: event.endpointId,
+        eventId: delivery.eventId,
+        at: attempt.at,
+        succeeded: attempt.responseCode !== null && attempt.failureKind === null,
+        failure: attempt.failureKind ? { kind: attempt.failureKind, summary: failureSummary(attempt) } : null,
+      },
+    ];
+  });
+}
+
 /**
  * The queries of attempts: the worker's hundreds of concurrent attempts load their deliveries and record
  * their outcomes through group commits: what arrives while a batch is in flight goes to the database
  * together in the next one (at low load, each goes at once, alone). Recording moves the delivery, its
- * event's status (events' own statements, event-status.ts) and the dead-letter alert outbox on in one
- * transaction.
+ * event's status (events' own statements, event-status.ts), the dead-letter alert outbox and the
+ * destinations' issues and failure counts (IssueTracker) on in one transaction.
  */
 @Injectable()
 export class AttemptsRepository {
@@ -120,6 +156,7 @@ export class AttemptsRepository {
   constructor(
     private readonly em: EntityManager,
     @Inject(SECRET_BOX) private readonly secrets: SecretBox,
+    private readonly issues: IssueTracker,
   ) {}
 
   private get knex(): Knex {
@@ -195,52 +232,73 @@ export class AttemptsRepository {
       if (!firstOfId.has(record.delivery.id)) firstOfId.set(record.delivery.id, index);
     });
     const unique = [...firstOfId.values()].map((index) => records[index]);
-    const eventIds = [...new Set(unique.map((record) => record.delivery.eventId))];
-    const results = await this.knex.transaction(async (trx) => {
-      const before = await lockEvents(trx, eventIds);
-      const updated = await trx.raw(RECORD_ATTEMPTS_SQL, attemptColumns(unique));
-      const moved = new Map<string, { event_id: string; status: DeliveryStatus; attempt_count: number }>(
-        updated.rows.map(
-          (row: { id: string; event_id: string; status: DeliveryStatus; attempt_count: number }) => [
-            row.id,
-            row,
-          ],
-        ),
-      );
-      const movedEvents = [...new Set([...moved.values()].map((row) => row.event_id))];
-      const statuses = await refreshEventStatuses(trx, movedEvents);
-      const deadLettered = movedEvents.filter(
-        (id) => statuses.get(id) === 'dead_letter' && before.get(id)?.status !== 'dead_letter',
-      );
-      if (deadLettered.length > 0) {
-        await trx.raw(
-          `insert into dead_letter_alerts (endpoint_id, event_id)
-           select endpoint_id, id from events where id = any(?::uuid[])`,
-          [deadLettered],
-        );
-      }
-      const alerted = new Set<string>();
-      return new Map(
-        [...moved].map(([id, row]): [string, RecordedAttempt] => {
-          // Only the first delivery of a newly dead event carries the alert.
-          const newlyDead = deadLettered.includes(row.event_id) && !alerted.has(row.event_id);
-          if (newlyDead) alerted.add(row.event_id);
-          return [
-            id,
-            {
-              deliveryStatus: row.status,
-              attemptCount: row.attempt_count,
-              eventStatus: statuses.get(row.event_id) ?? (before.get(row.event_id)?.status as EventStatus),
-              deadLettered: newlyDead,
-              endpointId: before.get(row.event_id)?.endpointId as string,
-            },
-          ];
-        }),
-      );
-    });
+    const { results, changes } = await this.recordUnique(unique);
+    await this.issues.announce(changes);
     return records.map((record, index) =>
       firstOfId.get(record.delivery.id) === index ? (results.get(record.delivery.id) ?? null) : null,
     );
+  }
+
+  /**
+   * Records the batch (each delivery once) in one transaction, tried again when PostgreSQL breaks a
+   * deadlock with another writer by ending it (the attempts are recorded; none is sent again).
+   */
+  private async recordUnique(
+    unique: AttemptRecord[],
+  ): Promise<{ results: Map<string, RecordedAttempt>; changes: TrackedChanges }> {
+    for (let retry = 0; ; retry++) {
+      try {
+        return await this.knex.transaction((trx) => this.recordInTransaction(trx, unique));
+      } catch (error) {
+        if ((error as { code?: string }).code !== DEADLOCK_DETECTED || retry >= DEADLOCK_RETRIES) throw error;
+      }
+    }
+  }
+
+  /**
+   * Moves the deliveries and their events on, writes the dead-letter alerts, and keeps the destinations'
+   * issues and consecutive failures (IssueTracker).
+   */
+  private async recordInTransaction(
+    trx: Knex,
+    unique: AttemptRecord[],
+  ): Promise<{ results: Map<string, RecordedAttempt>; changes: TrackedChanges }> {
+    const eventIds = [...new Set(unique.map((record) => record.delivery.eventId))];
+    const before = await lockEvents(trx, eventIds);
+    const updated = await trx.raw(RECORD_ATTEMPTS_SQL, attemptColumns(unique));
+    const moved = new Map<string, MovedDelivery>(updated.rows.map((row: MovedDelivery) => [row.id, row]));
+    const movedEvents = [...new Set([...moved.values()].map((row) => row.event_id))];
+    const statuses = await refreshEventStatuses(trx, movedEvents);
+    const deadLettered = movedEvents.filter(
+      (id) => statuses.get(id) === 'dead_letter' && before.get(id)?.status !== 'dead_letter',
+    );
+    if (deadLettered.length > 0) {
+      await trx.raw(
+        `insert into dead_letter_alerts (endpoint_id, event_id)
+         select endpoint_id, id from events where id = any(?::uuid[])`,
+        [deadLettered],
+      );
+    }
+    const changes = await this.issues.track(trx, trackedAttempts(unique, moved, before));
+    const alerted = new Set<string>();
+    const results = new Map(
+      [...moved].map(([id, row]): [string, RecordedAttempt] => {
+        // Only the first delivery of a newly dead event carries the alert.
+        const newlyDead = deadLettered.includes(row.event_id) && !alerted.has(row.event_id);
+        if (newlyDead) alerted.add(row.event_id);
+        return [
+          id,
+          {
+            deliveryStatus: row.status,
+            attemptCount: row.attempt_count,
+            eventStatus: statuses.get(row.event_id) ?? (before.get(row.event_id)?.status as EventStatus),
+            deadLettered: newlyDead,
+            endpointId: before.get(row.event_id)?.endpointId as string,
+          },
+        ];
+      }),
+    );
+    return { results, changes };
   }
 
   /** Closes a delivery without sending: its destination was removed or deactivated during its retries. */
@@ -250,7 +308,14 @@ export class AttemptsRepository {
   ): Promise<RecordedAttempt | null> {
     return this.recordAttempt(
       delivery,
-      { at: new Date(), responseCode: null, responseBody: null, durationMs: 0, error: reason },
+      {
+        at: new Date(),
+        responseCode: null,
+        responseBody: null,
+        durationMs: 0,
+        error: reason,
+        failureKind: null,
+      },
       { maxAttempts: 0, nextAttemptAt: null },
     );
   }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from 'node:http';
+import { Agent as HttpAgent, type IncomingMessage, request as httpRequest, STATUS_CODES } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { pipeline, type Readable } from 'node:stream';
 import { createBrotliDecompress, createUnzip } from 'node:zlib';
@@ -31,11 +31,25 @@ export interface OutgoingRequest {
   body: Buffer;
 }
 
+/** What kind of failure an attempt was (an issue groups a destination's failures of one kind). */
+export const FAILURE_KINDS = [
+  'http_4xx',
+  'http_5xx',
+  'timeout',
+  'connection',
+  'tls',
+  'dns',
+  'refused_address',
+] as const;
+export type FailureKind = (typeof FAILURE_KINDS)[number];
+
 export interface AttemptOutcome {
   responseCode: number | null;
   responseBody: string | null;
   durationMs: number;
   error: string | null;
+  /** null when the attempt succeeded (2xx), or was no attempt at all (a delivery closed without sending). */
+  failureKind: FailureKind | null;
 }
 
 /** The keep-alive agents the sender dials through, one per scheme. */
@@ -74,11 +88,42 @@ export function forwardedHeaders(
   return Object.fromEntries(Object.entries(original).filter(([name]) => !isDropped(name.toLowerCase())));
 }
 
+/** request-filtering-agent refuses private ranges as "private" and 0.0.0.0 / :: as "meta" addresses. */
+const REFUSED_ADDRESS = /is not allowed\. Because, It is (private|meta) IP address/;
+const TIMEOUT_CODES = new Set(['ABORT_ERR', 'ETIMEDOUT', 'ESOCKETTIMEDOUT']);
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'EAI_NONAME']);
+/** OpenSSL's certificate verification codes, Node's TLS errors, and a handshake cut by a protocol error. */
+const TLS_CODE =
+  /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|HOSTNAME_MISMATCH)/;
+
+/** The kind of a request that got no response: anything not named otherwise is a connection failure. */
+function errorKind(error: unknown): FailureKind {
+  const { code = '', message = '' } = error as { code?: string; message?: string };
+  if (TIMEOUT_CODES.has(code)) return 'timeout';
+  if (REFUSED_ADDRESS.test(message)) return 'refused_address';
+  if (DNS_CODES.has(code)) return 'dns';
+  if (TLS_CODE.test(code) || (code === 'EPROTO' && /SSL|TLS/i.test(message))) return 'tls';
+  return 'connection';
+}
+
+/** The kind of a response that is not a 2xx: a 5xx is the destination's fault; the rest (3xx, 4xx) a refusal. */
+function responseKind(status: number): FailureKind | null {
+  if (status >= 200 && status < 300) return null;
+  return status >= 500 ? 'http_5xx' : 'http_4xx';
+}
+
+/** A failed attempt in words, for its issue: the HTTP status with its name, or what went wrong. */
+export function failureSummary(outcome: Pick<AttemptOutcome, 'responseCode' | 'error'>): string {
+  if (outcome.responseCode === null) return outcome.error ?? 'request failed';
+  const name = STATUS_CODES[outcome.responseCode];
+  const status = `HTTP ${outcome.responseCode}${name ? ` ${name}` : ''}`;
+  return outcome.error ? `${status}: ${outcome.error}` : status;
+}
+
 function describeError(error: unknown, timeoutMs: number): string {
   const { code, message } = error as { code?: string; message?: string };
-  if (code === 'ABORT_ERR' || code === 'ETIMEDOUT') return `timed out after ${timeoutMs} ms`;
-  // request-filtering-agent refuses private ranges as "private" and 0.0.0.0 / :: as "meta" addresses
-  if (message && /is not allowed\. Because, It is (private|meta) IP address/.test(message)) {
+  if (code && TIMEOUT_CODES.has(code)) return `timed out after ${timeoutMs} ms`;
+  if (message && REFUSED_ADDRESS.test(message)) {
     return `refused: the destination resolves to a private or reserved address (${message.split('(')[0].replace('DNS lookup ', '').trim()}); set DELIVERY_ALLOW_PRIVATE_NETWORKS=true to allow it`;
   }
   return code ? `${code}: ${message ?? ''}`.trim() : (message ?? 'request failed');
@@ -153,6 +198,7 @@ export class DeliverySender implements OnModuleDestroy {
         responseBody: null,
         durationMs: Date.now() - started,
         error: describeError(error, this.timeoutMs),
+        failureKind: errorKind(error),
       };
     }
     const status = response.statusCode ?? 0;
@@ -168,6 +214,7 @@ export class DeliverySender implements OnModuleDestroy {
       responseBody: head.toString('utf8').replaceAll('\u0000', '\uFFFD'), // PostgreSQL text holds no NUL
       durationMs: Date.now() - started,
       error: ok ? null : status >= 300 && status < 400 ? 'redirects are not followed' : null,
+      failureKind: responseKind(status),
     };
   }
 

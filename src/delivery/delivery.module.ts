@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bull';
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment';
+import { IssueTrackingModule } from '../issues/issue-tracking.module';
 import {
   DELIVERY_BACKOFF,
   DELIVERY_QUEUE,
@@ -31,6 +32,8 @@ const PROVIDERS = [
  */
 @Module({
   imports: [
+    // The tracker of issues and auto-pause, called as attempts are recorded.
+    IssueTrackingModule,
     BullModule.registerQueueAsync({
       name: DELIVERY_QUEUE,
       inject: [ConfigService],

@@ -33,7 +33,10 @@ export class Destination implements FlowControl {
     | 'maxInFlight'
     | 'paused'
     | 'ordering'
-    | 'filter';
+    | 'filter'
+    | 'autoPauseAfter'
+    | 'pausedReason'
+    | 'consecutiveFailures';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -65,6 +68,18 @@ export class Destination implements FlowControl {
 
   @Enum({ items: () => DELIVERY_ORDERINGS, type: 'text', default: 'none' })
   ordering: DeliveryOrdering = 'none';
+
+  /** Paused by itself after this many consecutive failed attempts (README, "Auto-pause"); null: never. */
+  @Property({ type: 'integer', nullable: true })
+  autoPauseAfter: number | null = null;
+
+  /** Why it was paused by itself; null when it is not paused, or was paused by hand. */
+  @Property({ type: 'text', nullable: true })
+  pausedReason: string | null = null;
+
+  /** Failed attempts since its last success (or resume), counted as attempts are recorded. */
+  @Property({ type: 'integer', default: 0 })
+  consecutiveFailures = 0;
 
   /** Which events it gets (README, "Destination filters"); null: every event. */
   @Property({ type: 'jsonb', nullable: true })

@@ -19,6 +19,8 @@ function toDestinationDto(
     rate_limit_period: destination.rateLimitPeriod,
     max_in_flight: destination.maxInFlight,
     paused: destination.paused,
+    paused_reason: destination.pausedReason,
+    auto_pause_after: destination.autoPauseAfter,
     ordering: destination.ordering,
     filter: destination.filter,
     created_at: destination.createdAt.toISOString(),

@@ -20,7 +20,8 @@ import { UpdateDestinationDto } from './dto/update-destination.dto';
 const URL_RULES =
   'A field is invalid or not allowed: url must be an absolute https:// URL, not a loopback, private or ' +
   'link-local address; secret 1 to 256 characters or null; rate_limit 1 to 100000 or null; ' +
-  'rate_limit_period "second" or "minute"; max_in_flight 1 to 1000 or null; paused and is_active booleans';
+  'rate_limit_period "second" or "minute"; max_in_flight 1 to 1000 or null; auto_pause_after 1 to 10000 ' +
+  'or null; paused and is_active booleans';
 
 @ApiTags('destinations')
 @ApiBearerAuth()
@@ -72,7 +73,9 @@ export class DestinationsController {
     description:
       'paused: true holds its deliveries (no attempt, no retry used up); paused: false sends the backlog ' +
       'within its limits. rate_limit and max_in_flight hold across all worker processes. ordering: fifo ' +
-      'sends one attempt at a time in capture order, a failing delivery blocking those after it.',
+      'sends one attempt at a time in capture order, a failing delivery blocking those after it. ' +
+      'auto_pause_after: it pauses itself after that many consecutive failed attempts (paused_reason says ' +
+      'so); resuming clears paused_reason and the count.',
   })
   @ApiOkResponse({ type: DestinationResponseDto })
   @ApiBadRequestResponse({ description: URL_RULES })

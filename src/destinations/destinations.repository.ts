@@ -19,7 +19,7 @@ export class DestinationsRepository {
 
   async create(
     endpointId: string,
-    fields: Pick<Destination, 'url' | 'sealedSecret' | 'filter'> & Partial<FlowControl>,
+    fields: Pick<Destination, 'url' | 'sealedSecret' | 'filter' | 'autoPauseAfter'> & Partial<FlowControl>,
   ): Promise<Destination> {
     const destination = this.em.create(Destination, {
       endpoint: this.em.getReference(Endpoint, endpointId),

@@ -67,6 +67,7 @@ export class DestinationsService {
         url: input.url,
         sealedSecret: this.sealed(input.secret),
         filter: input.filter ?? null,
+        autoPauseAfter: input.auto_pause_after ?? null,
         ...flowControlChanges(input),
       }),
     );
@@ -88,9 +89,13 @@ export class DestinationsService {
     if (changes.secret !== undefined) destination.sealedSecret = this.sealed(changes.secret);
     if (changes.is_active !== undefined) destination.isActive = changes.is_active;
     if (changes.filter !== undefined) destination.filter = changes.filter;
+    if (changes.auto_pause_after !== undefined) destination.autoPauseAfter = changes.auto_pause_after;
     const { paused, ordering, rateLimit, rateLimitPeriod } = destination;
     const was = { paused, ordering, rateLimit, rateLimitPeriod };
     Object.assign(destination, flowControlChanges(changes));
+    // Paused by hand: no reason to show. Resumed: its failures start counting again from none.
+    if (changes.paused !== undefined) destination.pausedReason = null;
+    if (was.paused && !destination.paused) destination.consecutiveFailures = 0;
     await this.destinations.save();
     // In the background: on resume, or a change of ordering, the waiting backlog is released (to the FIFO
     // pump, or enqueued; the sweeper would find it too, later). On a change of rate limit, the deliveries

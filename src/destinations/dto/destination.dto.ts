@@ -32,6 +32,14 @@ export class DestinationDto {
   max_in_flight!: number | null;
   /** Whether its deliveries are held (no attempt is made) until it is resumed. */
   paused!: boolean;
+  /**
+   * Why it is paused when it paused itself (`auto_pause_after` consecutive failed attempts); null when it
+   * is not paused, or was paused by hand. @example auto-paused after 5 consecutive failed attempts
+   */
+  paused_reason!: string | null;
+  /** It pauses itself after this many consecutive failed attempts; null: never. @example 5 */
+  @ApiProperty({ type: 'integer', nullable: true, minimum: 1, maximum: 10000 })
+  auto_pause_after!: number | null;
   /** `fifo`: one attempt at a time, in capture order; `none`: no order. */
   @ApiProperty({ enum: DELIVERY_ORDERINGS })
   ordering!: DeliveryOrdering;

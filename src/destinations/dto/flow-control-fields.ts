@@ -9,9 +9,11 @@ import {
 
 export const RATE_LIMIT_MAX = 100_000;
 export const MAX_IN_FLIGHT_MAX = 1000;
+export const AUTO_PAUSE_AFTER_MAX = 10_000;
 
 const RATE_LIMIT_MESSAGE = `rate_limit must be an integer from 1 to ${RATE_LIMIT_MAX}, or null`;
 const MAX_IN_FLIGHT_MESSAGE = `max_in_flight must be an integer from 1 to ${MAX_IN_FLIGHT_MAX}, or null`;
+const AUTO_PAUSE_AFTER_MESSAGE = `auto_pause_after must be an integer from 1 to ${AUTO_PAUSE_AFTER_MAX}, or null`;
 const sentAndNotNull = (_dto: object, value: unknown) => value !== undefined && value !== null;
 const sent = (_dto: object, value: unknown) => value !== undefined;
 
@@ -52,6 +54,24 @@ export class FlowControlFieldsDto {
   @ValidateIf(sent)
   @IsBoolean({ message: 'paused must be true or false' })
   paused?: boolean;
+
+  /**
+   * Pause it by itself after this many consecutive failed attempts (its deliveries are then held, as when
+   * paused by hand, and `destination.paused` is notified); null (default): never.
+   * @example 5
+   */
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    required: false,
+    minimum: 1,
+    maximum: AUTO_PAUSE_AFTER_MAX,
+  })
+  @ValidateIf(sentAndNotNull)
+  @IsInt({ message: AUTO_PAUSE_AFTER_MESSAGE })
+  @Min(1, { message: AUTO_PAUSE_AFTER_MESSAGE })
+  @Max(AUTO_PAUSE_AFTER_MAX, { message: AUTO_PAUSE_AFTER_MESSAGE })
+  auto_pause_after?: number | null;
 
   /**
    * `fifo`: one attempt at a time, in capture order (a replay joins the end); a delivery that fails blocks
