@@ -8,10 +8,11 @@
 // Environment (all optional):
 //   BENCH_POSTGRES_URL  postgres://postgres@127.0.0.1:5432   server for the two databases it creates
 //   BENCH_REDIS_URL     redis://127.0.0.1:6379
-//   BENCH_SCENARIOS     capture,rules,delivery,flow,soak,reads  a subset to run only those
+//   BENCH_SCENARIOS     capture,rules,delivery,flow,soak,reads,stats  a subset to run only those
 //   BENCH_CAPTURE_SECONDS 20   BENCH_CONNECTIONS 50          scenario 1
 //   BENCH_SOAK_SECONDS  300                                   scenario 4 (RSS after it vs after 1 minute)
 //   BENCH_READ_EVENTS   1000000                               scenario 3
+//   BENCH_STATS_EVENTS  1000000                               scenario 8 (statistics)
 //   BENCH_SEED_DURING_SOAK 1   seed scenario 3's events while the soak runs (0: one after the other)
 //   BENCH_CPU_PROF      1 to write a V8 CPU profile of the service to bench/results/profiles
 //                       (read it with `node bench/profile-top.js <file>`)
@@ -50,7 +51,9 @@ const CONFIG = {
   postgresUrl: (env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, ''),
   redisUrl: env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
   scenarios: new Set(
-    (env.BENCH_SCENARIOS ?? 'capture,rules,delivery,flow,soak,reads').split(',').map((name) => name.trim()),
+    (env.BENCH_SCENARIOS ?? 'capture,rules,delivery,flow,soak,reads,stats')
+      .split(',')
+      .map((name) => name.trim()),
   ),
   captureSeconds: number('BENCH_CAPTURE_SECONDS', 20),
   connections: number('BENCH_CONNECTIONS', 50),
@@ -66,6 +69,9 @@ const CONFIG = {
   soakConnections: 20,
   readEvents: number('BENCH_READ_EVENTS', 1_000_000),
   readRequests: 200,
+  statsEvents: number('BENCH_STATS_EVENTS', 1_000_000),
+  statsRequests: 200,
+  statsBatches: 100,
   seedDuringSoak: env.BENCH_SEED_DURING_SOAK !== '0',
   cpuProfile: env.BENCH_CPU_PROF === '1',
   keepDatabase: env.BENCH_KEEP_DATABASE === '1',
@@ -741,6 +747,140 @@ async function scenarioReads(context, seeded) {
   }
 }
 
+/** Events of scenario 8 inserted per statement. */
+const STATS_SEED_CHUNK = 100_000;
+
+/**
+ * Scenario 8's data: `CONFIG.statsEvents` events of one endpoint spread evenly over the last 30 days
+ * (90 % delivered, 4 % failed, 4 % received, 2 % dead_letter), each with a delivery to one destination,
+ * which is then given one attempt (95 % 200, 5 % 500; 20 to 275 ms). Plain INSERT ... SELECT
+ * generate_series and UPDATE statements: they go through the statistics triggers as captures and
+ * recorded attempts do. The deliveries are written `delivered` so that the worker leaves them alone.
+ */
+async function seedStats(db, endpointId, destination) {
+  const total = CONFIG.statsEvents;
+  for (let from = 1; from <= total; from += STATS_SEED_CHUNK) {
+    const to = Math.min(total, from + STATS_SEED_CHUNK - 1);
+    await db.query(
+      `with ev as (
+         insert into events (id, endpoint_id, status, method, headers, body_text, searchable, received_at)
+         select gen_random_uuid(), $1,
+                case when n % 50 = 0 then 'dead_letter' when n % 25 = 0 then 'failed'
+                     when n % 25 = 1 then 'received' else 'delivered' end,
+                'POST', '{"content-type":"application/json"}'::jsonb, '{"n":' || n || '}', true,
+                now() - interval '30 days' * (n::float8 / $4)
+         from generate_series($2::int, $3::int) as n
+         returning id, received_at)
+       insert into deliveries (id, event_id, destination_id, destination_url, dispatch_id, status, created_at)
+       select gen_random_uuid(), id, $5, $6, gen_random_uuid(), 'delivered', received_at from ev`,
+      [endpointId, from, to, total, destination.id, destination.url],
+    );
+    await db.query(
+      `update deliveries d set attempt_count = 1, last_attempted_at = d.created_at,
+         attempts = jsonb_build_array(jsonb_build_object(
+           'at', d.created_at, 'response_code', case when abs(hashtext(d.id::text)) % 20 = 0 then 500 else 200 end,
+           'duration_ms', 20 + abs(hashtext(d.id::text)) % 256, 'error', null, 'response_body', null))
+       where d.id in (select id from deliveries where destination_id = $1 and attempt_count = 0 limit $2)`,
+      [destination.id, STATS_SEED_CHUNK],
+    );
+  }
+  await db.query('vacuum (analyze) endpoint_event_stats, destination_attempt_stats');
+}
+
+/** Scenario 8's measure of the trigger on the capture path: one 500-event insert, with and without it. */
+async function statsTriggerCost(db, endpointId) {
+  const insert = `insert into events (id, endpoint_id, method, headers, body_text, searchable)
+                  select gen_random_uuid(), $1, 'POST', '{}'::jsonb, '{"n":' || n || '}', true
+                  from generate_series(1, 500) as n`;
+  const timings = { with: [], without: [] };
+  const client = await db.connect();
+  try {
+    for (let batch = 0; batch < CONFIG.statsBatches; batch += 1) {
+      for (const mode of batch % 2 === 0 ? ['with', 'without'] : ['without', 'with']) {
+        if (mode === 'without') await client.query('alter table events disable trigger events_stats_insert');
+        const begin = now();
+        await client.query(insert, [endpointId]);
+        timings[mode].push(now() - begin);
+        if (mode === 'without') await client.query('alter table events enable trigger events_stats_insert');
+      }
+    }
+  } finally {
+    await client.query('alter table events enable trigger events_stats_insert').catch(() => undefined);
+    client.release();
+  }
+  return timings;
+}
+
+/**
+ * Scenario 8: GET /api/endpoints/:id/stats at `CONFIG.statsEvents` events (and as many attempts) spread
+ * over 30 days, each window `CONFIG.statsRequests` times (after 5 unmeasured); then what the statistics
+ * trigger adds to a capture batch.
+ */
+async function scenarioStats(context) {
+  const { baseUrl, db, token, sink } = context;
+  const scenario = `8. statistics at ${count(CONFIG.statsEvents)} events and attempts (30 days)`;
+  const { endpoint } = await api(baseUrl, 'POST', '/api/endpoints', { token, body: { name: 'stats' } });
+  const { destination } = await api(baseUrl, 'POST', `/api/endpoints/${endpoint.id}/destinations`, {
+    token,
+    body: { url: `${sink.url}/stats` },
+  });
+  log(`scenario 8: seeding ${count(CONFIG.statsEvents)} events with one attempt each`);
+  const seedBegin = Date.now();
+  await seedStats(db, endpoint.id, destination);
+  const seconds = (Date.now() - seedBegin) / 1000;
+  const {
+    rows: [rowCounts],
+  } = await db.query(
+    `select (select count(*) from endpoint_event_stats where endpoint_id = $1)::int as event_rows,
+            (select count(*) from destination_attempt_stats where destination_id = $2)::int as attempt_rows`,
+    [endpoint.id, destination.id],
+  );
+  notes.push(
+    `Scenario 8 seeding: ${count(CONFIG.statsEvents)} events and attempts by INSERT ... SELECT generate_series and ` +
+      `UPDATE through the statistics triggers in ${seconds.toFixed(0)} s; counter rows: ${count(rowCounts.event_rows)} ` +
+      `(events), ${count(rowCounts.attempt_rows)} (attempts).`,
+  );
+  for (const window of ['1h', '24h', '7d', '30d']) {
+    log(`scenario 8: window ${window}`);
+    const timings = [];
+    let body;
+    const caseDeadline = Date.now() + READ_CASE_BUDGET_MS;
+    for (let index = 0; index < CONFIG.statsRequests + 5 && Date.now() < caseDeadline; index += 1) {
+      const begin = now();
+      const response = await fetch(`${baseUrl}/api/endpoints/${endpoint.id}/stats?window=${window}`, {
+        headers: { authorization: `Bearer ${token}` },
+        signal: AbortSignal.timeout(30_000),
+      });
+      body = await response.json();
+      if (!response.ok) {
+        ledger.serviceErrors += 1;
+        notes.push(`Scenario 8 ${window}: ${response.status} ${JSON.stringify(body).slice(0, 200)}`);
+        break;
+      }
+      if (index >= 5) timings.push(now() - begin);
+    }
+    const p95 = percentile(timings, 95);
+    const events = (body?.buckets ?? []).reduce(
+      (sum, bucket) => sum + bucket.received + bucket.delivered + bucket.failed + bucket.dead_letter,
+      0,
+    );
+    const attempts = body?.destinations?.[0]?.attempts ?? 0;
+    addRow(
+      scenario,
+      `window ${window}: p50 / p95 (${count(events)} events, ${count(attempts)} attempts)`,
+      `${ms(percentile(timings, 50))} / ${ms(p95)}`,
+      'p95 ≤ 50 ms',
+      p95 <= 50,
+    );
+  }
+  const timings = await statsTriggerCost(db, endpoint.id);
+  addRow(
+    scenario,
+    'insert of a 500-event batch, p50: with / without the stats trigger',
+    `${ms(percentile(timings.with, 50))} / ${ms(percentile(timings.without, 50))}`,
+  );
+}
+
 async function recordLedger(context) {
   const { db, sink, captureEndpoint } = context;
   const { rows: events } = await db.query(
@@ -937,6 +1077,7 @@ async function main() {
     seeded = await scenarioSoak(context, seedMeanwhile);
   }
   if (reads) await scenarioReads(context, seeded);
+  if (CONFIG.scenarios.has('stats')) await scenarioStats(context);
   if (['capture', 'rules', 'delivery', 'flow', 'soak'].some((name) => CONFIG.scenarios.has(name))) {
     await recordLedger(context);
   }

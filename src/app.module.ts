@@ -11,10 +11,13 @@ import { BulkReplayModule, BulkReplayWorkerModule } from './delivery/bulk-replay
 import { DeliveryThreadModule } from './delivery/delivery-thread.module';
 import { DeliveryWorkerModule } from './delivery/delivery-worker.module';
 import { AlertWorkerModule } from './mail/alert-worker.module';
+import { NotificationChannelsModule } from './notifications/notification-channels.module';
+import { NotificationWorkerModule } from './notifications/notification-worker.module';
 import { DestinationsModule } from './destinations/destinations.module';
 import { EndpointsModule } from './endpoints/endpoints.module';
 import { EventsModule } from './events/events.module';
 import { IngestWorkerModule } from './ingest/dedup-worker.service';
+import { IssuesModule } from './issues/issues.module';
 import { SearchIndexModule } from './events/search/search-index.module';
 import { ReplayModule } from './delivery/replay.module';
 import { EventStreamModule } from './realtime/event-stream.module';
@@ -28,6 +31,7 @@ import { MetricsModule } from './metrics/metrics.module';
 import { REDIS, RedisModule } from './redis/redis.module';
 import { SharedThrottlerStorage } from './redis/shared-throttler-storage';
 import { SecretsModule } from './secrets/secrets.module';
+import { StatsModule, StatsWorkerModule } from './stats/stats.module';
 import { UsersModule } from './users/users.module';
 
 const REDACTED_HEADERS = ['authorization', 'cookie', 'set-cookie', 'x-api-key', 'proxy-authorization'];
@@ -125,6 +129,9 @@ export class AppModule {
           ReplayModule,
           BulkReplayModule,
           EventStreamModule,
+          NotificationChannelsModule,
+          StatsModule,
+          IssuesModule,
         ]
       : [];
     const processors = {
@@ -132,8 +139,10 @@ export class AppModule {
         DeliveryWorkerModule,
         BulkReplayWorkerModule,
         AlertWorkerModule,
+        NotificationWorkerModule,
         SearchIndexModule,
         IngestWorkerModule,
+        StatsWorkerModule,
       ],
       thread: [DeliveryThreadModule.forRoot(env)],
       none: [],

@@ -2,25 +2,10 @@ import { Client } from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { api } from './support/api-client';
 import { HttpsDestination, type Responder } from './support/https-destination';
+import { eventually } from './support/eventually';
 import { startTestApp, type TestApp } from './support/test-app';
 import { addDestination, capture, createEndpoint, type EndpointFixture } from './support/webhook-fixtures';
 import { acknowledgedIds, captureAtRate } from './reliability/support/provider-load';
-
-/** Polls `read` until `done` holds for its value, and returns that value. */
-async function pollUntil<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`still not done after ${timeoutMs} ms: ${JSON.stringify(value)}`);
-    await sleep(100);
-  }
-}
 
 const hang: Responder = () => undefined;
 
@@ -84,9 +69,10 @@ describe('bulk replay', () => {
       finished_at: null,
     });
     const id = started.body.bulk_replay.id;
-    const finished = await pollUntil(
+    const finished = await eventually(
       async () => (await call(fixture, 'GET', `/${id}`)).body.bulk_replay,
       (replay) => replay.status !== 'running',
+      30_000,
     );
     expect(finished).toMatchObject({
       status: 'completed',

@@ -245,7 +245,7 @@ export interface paths {
         head?: never;
         /**
          * Change a destination: url, secret, is_active, its limits and order, or pause/resume it (only the fields sent)
-         * @description paused: true holds its deliveries (no attempt, no retry used up); paused: false sends the backlog within its limits. rate_limit and max_in_flight hold across all worker processes. ordering: fifo sends one attempt at a time in capture order, a failing delivery blocking those after it.
+         * @description paused: true holds its deliveries (no attempt, no retry used up); paused: false sends the backlog within its limits. rate_limit and max_in_flight hold across all worker processes. ordering: fifo sends one attempt at a time in capture order, a failing delivery blocking those after it. auto_pause_after: it pauses itself after that many consecutive failed attempts (paused_reason says so); resuming clears paused_reason and the count.
          */
         patch: operations["DestinationsController_update"];
         trace?: never;
@@ -437,6 +437,113 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/endpoints/{id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An endpoint's events per bucket by status, and its destinations' attempts, over a window */
+        get: operations["StatsController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/issues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your destinations' issues (failures grouped by kind), the most recently failing first */
+        get: operations["IssuesController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/issues/{iid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One issue, with the AI diagnosis of its latest failed delivery (plan starter and above) */
+        get: operations["IssuesController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Acknowledge an issue, set it open again, or resolve it by hand
+         * @description An acknowledged issue still counts failures and still resolves by itself when the destination delivers again. A resolved issue is not reopened: the next failure of its kind opens a new one.
+         */
+        patch: operations["IssuesController_update"];
+        trace?: never;
+    };
+    "/api/notification-channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List your notification channels with their health (status, last_error) */
+        get: operations["NotificationChannelsController_list"];
+        put?: never;
+        /** Add a notification channel (email, Slack, Discord or a signed webhook) for the event types chosen; a webhook channel’s secret is in this answer only */
+        post: operations["NotificationChannelsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notification-channels/{cid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a notification channel; what was waiting for it is dropped */
+        delete: operations["NotificationChannelsController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notification-channels/{cid}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a test message now and answer whether the channel took it; one that does makes a failing or disabled channel healthy again */
+        post: operations["NotificationChannelsController_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -613,6 +720,7 @@ export interface components {
             key: string;
         };
         CreateDestinationDto: {
+            auto_pause_after?: number | null;
             /**
              * @example {
              *       "body": {
@@ -649,6 +757,35 @@ export interface components {
              */
             url: string;
         };
+        CreatedNotificationChannelDto: {
+            created_at: string;
+            events: ("dead_letter" | "issue.opened" | "issue.resolved" | "destination.paused")[];
+            /** @description When the channel started dropping messages; null while it is `ok`. */
+            failing_since: string | null;
+            id: string;
+            /** @description Why the last attempt failed (a retry may still be coming); null once a message went through. */
+            last_error: string | null;
+            /** @description When a message (or a test) last went through. */
+            last_sent_at: string | null;
+            /**
+             * @description The webhook channel's signing secret ("whsec_..."), in this answer only; null for other types. Messages
+             *     carry hooktrail-id, hooktrail-timestamp and hooktrail-signature as forwarded webhooks do.
+             */
+            secret: string | null;
+            /**
+             * @description `ok`: messages go through; `failing`: the last message was dropped after every retry (see last_error);
+             *     `disabled`: dropped too many times in a row, nothing is sent until a test message goes through.
+             * @enum {string}
+             */
+            status: "ok" | "failing" | "disabled";
+            /** @description The email address or https:// URL messages go to. */
+            target: string;
+            /** @enum {string} */
+            type: "email" | "slack" | "discord" | "webhook";
+        };
+        CreatedNotificationChannelResponseDto: {
+            channel: components["schemas"]["CreatedNotificationChannelDto"];
+        };
         CreateEndpointDto: {
             /**
              * @description Answer a provider's re-delivery with the first event instead of storing it again; null: off.
@@ -678,6 +815,28 @@ export interface components {
              *     }
              */
             verification?: components["schemas"]["VerificationDto"] | null;
+        };
+        CreateNotificationChannelDto: {
+            /**
+             * @description What the channel is told about: a non-empty set of event types.
+             * @example [
+             *       "dead_letter",
+             *       "issue.opened"
+             *     ]
+             */
+            events: ("dead_letter" | "issue.opened" | "issue.resolved" | "destination.paused")[];
+            /**
+             * @description For `email` an email address; for `slack`, `discord` and `webhook` an absolute https:// URL (a Slack or
+             *     Discord incoming-webhook URL, or your own receiver). Private addresses are refused unless the server
+             *     allows private networks.
+             * @example https://hooks.slack.com/services/T000/B000/XXXX
+             */
+            target: string;
+            /**
+             * @example slack
+             * @enum {string}
+             */
+            type: "email" | "slack" | "discord" | "webhook";
         };
         DedupDto: {
             /**
@@ -740,6 +899,11 @@ export interface components {
             pending: number;
         };
         DestinationDto: {
+            /**
+             * @description It pauses itself after this many consecutive failed attempts; null: never.
+             * @example 5
+             */
+            auto_pause_after: number | null;
             /** @description Read only: the deliveries waiting for this destination. */
             backlog: components["schemas"]["DestinationBacklogDto"];
             /**
@@ -765,6 +929,12 @@ export interface components {
             ordering: "none" | "fifo";
             /** @description Whether its deliveries are held (no attempt is made) until it is resumed. */
             paused: boolean;
+            /**
+             * @description Why it is paused when it paused itself (`auto_pause_after` consecutive failed attempts); null when it
+             *     is not paused, or was paused by hand.
+             * @example auto-paused after 5 consecutive failed attempts
+             */
+            paused_reason: string | null;
             /** @description At most this many attempts per `rate_limit_period`, across all workers; null: no limit. */
             rate_limit: number | null;
             /**
@@ -786,6 +956,31 @@ export interface components {
         };
         DestinationResponseDto: {
             destination: components["schemas"]["DestinationDto"];
+        };
+        DestinationStatsDto: {
+            /**
+             * @description Delivery attempts to it in the window.
+             * @example 124
+             */
+            attempts: number;
+            id: string;
+            /**
+             * @description The median attempt duration (ms, within about 9 %); null without attempts.
+             * @example 84
+             */
+            p50_ms: number | null;
+            /**
+             * @description The 95th percentile of attempt durations (ms, within about 9 %); null without attempts.
+             * @example 310
+             */
+            p95_ms: number | null;
+            /**
+             * @description The share of those attempts answered with a 2xx, 0 to 1; null without attempts.
+             * @example 0.96
+             */
+            success_rate: number | null;
+            /** @example https://api.example.com/webhooks */
+            url: string;
         };
         DiagnosisDto: {
             diagnosis: string;
@@ -827,6 +1022,14 @@ export interface components {
         };
         EndpointResponseDto: {
             endpoint: components["schemas"]["EndpointDto"];
+        };
+        EndpointStatsDto: {
+            /** @description Every bucket of the window, oldest first, the last one still filling; zeros where nothing happened. */
+            buckets: components["schemas"]["StatsBucketDto"][];
+            /** @description Every destination of the endpoint, oldest first, with its attempts in the window. */
+            destinations: components["schemas"]["DestinationStatsDto"][];
+            /** @enum {string} */
+            window: "1h" | "24h" | "7d" | "30d";
         };
         EndpointWithDestinationsDto: {
             /** @description `{SITE_URL}/in/{public_token}`: send webhooks here. */
@@ -1047,12 +1250,125 @@ export interface components {
             /** @description Write-only (answered masked); on PATCH it may be left out to keep the stored one. */
             value?: string;
         };
+        IssueDestinationDto: {
+            /** @example 5f0c6f0e-1f7a-4c1b-9a55-0c5d3f6f2b11 */
+            id: string;
+            /** @example https://api.example.com/webhooks/stripe */
+            url: string;
+        };
+        IssueDetailDto: {
+            destination: components["schemas"]["IssueDestinationDto"];
+            /**
+             * @description The AI engine's diagnosis of the latest failed delivery (plan starter and above); null on the free
+             *     plan, or when that event is gone.
+             */
+            diagnosis: components["schemas"]["DiagnosisDto"] | null;
+            endpoint_id: string;
+            /**
+             * @description Failed attempts of this kind since it opened.
+             * @example 12
+             */
+            failure_count: number;
+            /** @description ISO 8601 UTC: its first failure. */
+            first_seen_at: string;
+            /** @example 0b6f1f8e-3c2d-4a57-9a4e-2f1c8d9e7a10 */
+            id: string;
+            /**
+             * @description What kind of failure: HTTP 4xx (3xx too: redirects are not followed), HTTP 5xx, or no response.
+             * @enum {string}
+             */
+            kind: "http_4xx" | "http_5xx" | "timeout" | "connection" | "tls" | "dns" | "refused_address";
+            /** @description The event whose delivery failed last. */
+            last_event_id: string | null;
+            /** @description ISO 8601 UTC: its latest failure. */
+            last_seen_at: string;
+            /** @description ISO 8601 UTC; null until resolved. */
+            resolved_at: string | null;
+            /**
+             * @description `open`, `acknowledged` (someone is on it) or `resolved` (the destination delivered again, or by hand).
+             * @enum {string}
+             */
+            status: "open" | "acknowledged" | "resolved";
+            /** @description The latest failure in words. */
+            summary: string;
+        };
+        IssueDetailResponseDto: {
+            issue: components["schemas"]["IssueDetailDto"];
+        };
+        IssueDto: {
+            destination: components["schemas"]["IssueDestinationDto"];
+            endpoint_id: string;
+            /**
+             * @description Failed attempts of this kind since it opened.
+             * @example 12
+             */
+            failure_count: number;
+            /** @description ISO 8601 UTC: its first failure. */
+            first_seen_at: string;
+            /** @example 0b6f1f8e-3c2d-4a57-9a4e-2f1c8d9e7a10 */
+            id: string;
+            /**
+             * @description What kind of failure: HTTP 4xx (3xx too: redirects are not followed), HTTP 5xx, or no response.
+             * @enum {string}
+             */
+            kind: "http_4xx" | "http_5xx" | "timeout" | "connection" | "tls" | "dns" | "refused_address";
+            /** @description The event whose delivery failed last. */
+            last_event_id: string | null;
+            /** @description ISO 8601 UTC: its latest failure. */
+            last_seen_at: string;
+            /** @description ISO 8601 UTC; null until resolved. */
+            resolved_at: string | null;
+            /**
+             * @description `open`, `acknowledged` (someone is on it) or `resolved` (the destination delivered again, or by hand).
+             * @enum {string}
+             */
+            status: "open" | "acknowledged" | "resolved";
+            /** @description The latest failure in words. */
+            summary: string;
+        };
+        IssueListResponseDto: {
+            /** @description The most recently failing first. */
+            issues: components["schemas"]["IssueDto"][];
+        };
+        IssueResponseDto: {
+            issue: components["schemas"]["IssueDto"];
+        };
         LoginDto: {
             email: string;
             password: string;
         };
         MeDto: {
             user: components["schemas"]["UserDto"];
+        };
+        NotificationChannelDto: {
+            created_at: string;
+            events: ("dead_letter" | "issue.opened" | "issue.resolved" | "destination.paused")[];
+            /** @description When the channel started dropping messages; null while it is `ok`. */
+            failing_since: string | null;
+            id: string;
+            /** @description Why the last attempt failed (a retry may still be coming); null once a message went through. */
+            last_error: string | null;
+            /** @description When a message (or a test) last went through. */
+            last_sent_at: string | null;
+            /**
+             * @description `ok`: messages go through; `failing`: the last message was dropped after every retry (see last_error);
+             *     `disabled`: dropped too many times in a row, nothing is sent until a test message goes through.
+             * @enum {string}
+             */
+            status: "ok" | "failing" | "disabled";
+            /** @description The email address or https:// URL messages go to. */
+            target: string;
+            /** @enum {string} */
+            type: "email" | "slack" | "discord" | "webhook";
+        };
+        NotificationChannelListResponseDto: {
+            channels: components["schemas"]["NotificationChannelDto"][];
+        };
+        NotificationTestResultDto: {
+            /** @description Why it did not; null when it did. */
+            error: string | null;
+            /** @description Whether the channel took the test message (a 2xx answer, or the mail server accepted it). */
+            ok: boolean;
         };
         OkDto: {
             /** @example true */
@@ -1101,6 +1417,33 @@ export interface components {
             /** @description TypeScript interfaces, raw text without markdown fences. */
             schema: string;
         };
+        StatsBucketDto: {
+            /**
+             * @description Events received in the bucket whose every delivery gave up.
+             * @example 1
+             */
+            dead_letter: number;
+            /**
+             * @description Events received in the bucket and delivered since.
+             * @example 118
+             */
+            delivered: number;
+            /**
+             * @description Events received in the bucket whose delivery is failing (and retrying).
+             * @example 3
+             */
+            failed: number;
+            /**
+             * @description Events received in the bucket that no attempt was made for yet.
+             * @example 2
+             */
+            received: number;
+            /**
+             * @description When the bucket begins (ISO 8601 UTC).
+             * @example 2026-11-25T10:00:00.000Z
+             */
+            start: string;
+        };
         TestFilterDto: {
             /**
              * @description A destination filter (or null) to try on the event; not saved.
@@ -1120,6 +1463,7 @@ export interface components {
             } | null;
         };
         UpdateDestinationDto: {
+            auto_pause_after?: number | null;
             /**
              * @example {
              *       "body": {
@@ -1192,6 +1536,16 @@ export interface components {
              *     }
              */
             verification?: components["schemas"]["VerificationDto"] | null;
+        };
+        UpdateIssueDto: {
+            /**
+             * @description `acknowledged`: someone is on it (it still counts failures and still resolves by itself); `open`: back
+             *     to open; `resolved`: closed by hand (the next failure of its kind opens a new issue). A resolved issue
+             *     is not reopened (409).
+             * @example acknowledged
+             * @enum {string}
+             */
+            status: "open" | "acknowledged" | "resolved";
         };
         UserDto: {
             email: string;
@@ -1977,7 +2331,7 @@ export interface operations {
                     "application/json": components["schemas"]["DestinationResponseDto"];
                 };
             };
-            /** @description A field is invalid or not allowed: url must be an absolute https:// URL, not a loopback, private or link-local address; secret 1 to 256 characters or null; rate_limit 1 to 100000 or null; rate_limit_period "second" or "minute"; max_in_flight 1 to 1000 or null; paused and is_active booleans */
+            /** @description A field is invalid or not allowed: url must be an absolute https:// URL, not a loopback, private or link-local address; secret 1 to 256 characters or null; rate_limit 1 to 100000 or null; rate_limit_period "second" or "minute"; max_in_flight 1 to 1000 or null; auto_pause_after 1 to 10000 or null; paused and is_active booleans */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2096,7 +2450,7 @@ export interface operations {
                     "application/json": components["schemas"]["DestinationResponseDto"];
                 };
             };
-            /** @description A field is invalid or not allowed: url must be an absolute https:// URL, not a loopback, private or link-local address; secret 1 to 256 characters or null; rate_limit 1 to 100000 or null; rate_limit_period "second" or "minute"; max_in_flight 1 to 1000 or null; paused and is_active booleans */
+            /** @description A field is invalid or not allowed: url must be an absolute https:// URL, not a loopback, private or link-local address; secret 1 to 256 characters or null; rate_limit 1 to 100000 or null; rate_limit_period "second" or "minute"; max_in_flight 1 to 1000 or null; auto_pause_after 1 to 10000 or null; paused and is_active booleans */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2627,6 +2981,317 @@ export interface operations {
             };
         };
     };
+    StatsController_get: {
+        parameters: {
+            query?: {
+                /** @description The period drawn, ending now: 60 one-minute buckets, 24 hours, 28 six-hour buckets or 30 days (UTC). */
+                window?: "1h" | "24h" | "7d" | "30d";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointStatsDto"];
+                };
+            };
+            /** @description window is not one of 1h, 24h, 7d, 30d */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such endpoint (or it is not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    IssuesController_list: {
+        parameters: {
+            query?: {
+                /** @description Only issues of this endpoint (one of yours); omitted: all your endpoints. */
+                endpoint_id?: string;
+                /** @description Only issues with this status; omitted: any. */
+                status?: "open" | "acknowledged" | "resolved";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssueListResponseDto"];
+                };
+            };
+            /** @description status is not open, acknowledged or resolved; endpoint_id not a UUID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    IssuesController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                iid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssueDetailResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such issue (or it is not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    IssuesController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                iid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateIssueDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssueResponseDto"];
+                };
+            };
+            /** @description status is not open, acknowledged or resolved */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such issue (or it is not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The issue is resolved: it cannot be opened or acknowledged again */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    NotificationChannelsController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationChannelListResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    NotificationChannelsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateNotificationChannelDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedNotificationChannelResponseDto"];
+                };
+            };
+            /** @description type, target or events is invalid (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description You already have 20 notification channels */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    NotificationChannelsController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                cid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OkDto"];
+                };
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such notification channel (or it is not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    NotificationChannelsController_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                cid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationTestResultDto"];
+                };
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such notification channel (or it is not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     HealthController_live: {
         parameters: {
             query?: never;
@@ -2797,16 +3462,24 @@ type ReadonlyArray<T> = [
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
 export const pathsApiEndpointsIdEventsGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/endpoints/{id}/events"]["get"]["parameters"]["query"]["status"]> = ["received", "delivered", "failed", "dead_letter"];
 export const pathsApiEndpointsIdEventsGetParametersQueryVerificationValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/endpoints/{id}/events"]["get"]["parameters"]["query"]["verification"]> = ["verified", "failed", "none"];
+export const pathsApiEndpointsIdStatsGetParametersQueryWindowValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/endpoints/{id}/stats"]["get"]["parameters"]["query"]["window"]> = ["1h", "24h", "7d", "30d"];
+export const pathsApiIssuesGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/issues"]["get"]["parameters"]["query"]["status"]> = ["open", "acknowledged", "resolved"];
 export const apiKeyDtoScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyDto"]["scope"]> = ["read", "write"];
 export const bulkReplayDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BulkReplayDto"]["status"]> = ["running", "completed", "cancelled"];
 export const createApiKeyDtoScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateApiKeyDto"]["scope"]> = ["read", "write"];
 export const createBulkReplayDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateBulkReplayDto"]["status"]> = ["received", "delivered", "failed", "dead_letter"];
 export const createDestinationDtoOrderingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateDestinationDto"]["ordering"]> = ["none", "fifo"];
 export const createDestinationDtoRate_limit_periodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateDestinationDto"]["rate_limit_period"]> = ["second", "minute"];
+export const createdNotificationChannelDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedNotificationChannelDto"]["events"]> = ["dead_letter", "issue.opened", "issue.resolved", "destination.paused"];
+export const createdNotificationChannelDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedNotificationChannelDto"]["status"]> = ["ok", "failing", "disabled"];
+export const createdNotificationChannelDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedNotificationChannelDto"]["type"]> = ["email", "slack", "discord", "webhook"];
+export const createNotificationChannelDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateNotificationChannelDto"]["events"]> = ["dead_letter", "issue.opened", "issue.resolved", "destination.paused"];
+export const createNotificationChannelDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateNotificationChannelDto"]["type"]> = ["email", "slack", "discord", "webhook"];
 export const deliveryDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryDto"]["status"]> = ["pending", "failed", "delivered", "dead_letter"];
 export const destinationDtoOrderingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DestinationDto"]["ordering"]> = ["none", "fifo"];
 export const destinationDtoRate_limit_periodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DestinationDto"]["rate_limit_period"]> = ["second", "minute"];
 export const diagnosisDtoProviderValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DiagnosisDto"]["provider"]> = ["gemini", "local"];
+export const endpointStatsDtoWindowValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndpointStatsDto"]["window"]> = ["1h", "24h", "7d", "30d"];
 export const eventDtoBody_encodingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventDto"]["body_encoding"]> = ["base64"];
 export const eventDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventDto"]["status"]> = ["received", "delivered", "failed", "dead_letter"];
 export const eventVerificationDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventVerificationDto"]["status"]> = ["verified", "failed", "none"];
@@ -2817,9 +3490,17 @@ export const handlerDtoProviderValues: ReadonlyArray<FlattenedDeepRequired<compo
 export const handlerRequestDtoFrameworkValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandlerRequestDto"]["framework"]> = ["express", "fastify", "nextjs", "fastapi", "gin"];
 export const handlerRequestDtoLanguageValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandlerRequestDto"]["language"]> = ["typescript", "javascript", "python", "go"];
 export const inboundAuthDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InboundAuthDto"]["type"]> = ["basic", "header"];
+export const issueDetailDtoKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IssueDetailDto"]["kind"]> = ["http_4xx", "http_5xx", "timeout", "connection", "tls", "dns", "refused_address"];
+export const issueDetailDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IssueDetailDto"]["status"]> = ["open", "acknowledged", "resolved"];
+export const issueDtoKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IssueDto"]["kind"]> = ["http_4xx", "http_5xx", "timeout", "connection", "tls", "dns", "refused_address"];
+export const issueDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IssueDto"]["status"]> = ["open", "acknowledged", "resolved"];
+export const notificationChannelDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NotificationChannelDto"]["events"]> = ["dead_letter", "issue.opened", "issue.resolved", "destination.paused"];
+export const notificationChannelDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NotificationChannelDto"]["status"]> = ["ok", "failing", "disabled"];
+export const notificationChannelDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NotificationChannelDto"]["type"]> = ["email", "slack", "discord", "webhook"];
 export const schemaDtoProviderValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SchemaDto"]["provider"]> = ["gemini", "local"];
 export const updateDestinationDtoOrderingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateDestinationDto"]["ordering"]> = ["none", "fifo"];
 export const updateDestinationDtoRate_limit_periodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateDestinationDto"]["rate_limit_period"]> = ["second", "minute"];
+export const updateIssueDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateIssueDto"]["status"]> = ["open", "acknowledged", "resolved"];
 export const userDtoPlanValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserDto"]["plan"]> = ["free", "starter", "pro", "team"];
 export const verificationDtoAlgorithmValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VerificationDto"]["algorithm"]> = ["sha1", "sha256", "sha512"];
 export const verificationDtoEncodingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VerificationDto"]["encoding"]> = ["hex", "base64"];

@@ -4,7 +4,7 @@ import { api, createApiKey, registerUser, type RegisteredUser } from './api-clie
 
 /**
  * A user on the top plan with one endpoint, one captured event, one (signed) destination, one bulk
- * replay (of that event) and one API key.
+ * replay (of that event), one API key, one (webhook) notification channel and one issue.
  */
 export interface Tenant {
   user: RegisteredUser;
@@ -14,6 +14,8 @@ export interface Tenant {
   destinationId: string;
   bulkReplayId: string;
   apiKeyId: string;
+  channelId: string;
+  issueId: string;
   /** Unique strings of this tenant's data that must never reach another user. */
   secrets: { destinationSecret: string; eventMarker: string; endpointName: string; apiKey: string };
 }
@@ -53,6 +55,19 @@ export async function createTenant(baseUrl: string, db: Client, label: string): 
       `tenant ${label}: capture, destination or bulk replay failed (${destination.status}, ${bulkReplay.status})`,
     );
   const apiKey = await createApiKey(baseUrl, user, { name: `key ${marker}` });
+  const channel = await api(baseUrl, 'POST', '/api/notification-channels', {
+    token: user.accessToken,
+    body: { type: 'webhook', target: `https://${label}.example.com/notify`, events: ['dead_letter'] },
+  });
+  if (channel.status !== 201)
+    throw new Error(`tenant ${label}: notification channel failed (${channel.status})`);
+  // An APP_ROLE=api service has no worker to open issues: the tenant's is written as a failure would.
+  const issue = await db.query<{ id: string }>(
+    `insert into issues (endpoint_id, destination_id, kind, summary, failure_count, first_seen_at,
+                         last_seen_at, last_event_id)
+     values ($1, $2, 'http_5xx', 'HTTP 500 Internal Server Error', 1, now(), now(), $3) returning id`,
+    [endpointId, destination.body.destination.id, eventId],
+  );
   return {
     user,
     endpointId,
@@ -61,6 +76,8 @@ export async function createTenant(baseUrl: string, db: Client, label: string): 
     destinationId: destination.body.destination.id,
     bulkReplayId: bulkReplay.body.bulk_replay.id,
     apiKeyId: apiKey.api_key.id,
+    channelId: channel.body.channel.id,
+    issueId: issue.rows[0].id,
     secrets: {
       destinationSecret,
       eventMarker: `event ${marker}`,
@@ -81,6 +98,8 @@ export function pathRecipes(tenant: Tenant): Record<string, string> {
     dId: tenant.destinationId,
     rId: tenant.bulkReplayId,
     kid: tenant.apiKeyId,
+    cid: tenant.channelId,
+    iid: tenant.issueId,
   };
 }
 
