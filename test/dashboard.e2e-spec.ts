@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import {
   horizontalOverflow,
@@ -17,9 +18,11 @@ import { startTestApp, type TestApp } from './support/test-app';
 /**
  * The dashboard in real headless Chromium, driven like a user: sign up, create an endpoint, watch a
  * webhook sent from outside appear live, read it, add a destination, replay, (de)activate, check Stripe
- * signatures and filter a destination on a second endpoint, create and revoke an API key, log out.
- * The steps share one browser page and run in order; once a step fails, the later ones fail at once
- * naming it. It also writes the README's screenshots: docs/events-list.png and docs/event-detail.png.
+ * signatures and filter a destination on a second endpoint, create and revoke an API key, follow and
+ * acknowledge the issue a failing destination opens, read the statistics charts, add, test and delete a
+ * notification channel, log out. The steps share one browser page and run in order; once a step fails,
+ * the later ones fail at once naming it. It also writes the README's screenshots: docs/events-list.png,
+ * docs/event-detail.png, docs/dashboard-issues.png and docs/dashboard-stats.png.
  */
 
 const DOCS = join(__dirname, '..', 'docs');
@@ -57,13 +60,22 @@ const PAYLOADS = {
 describe('dashboard in headless Chromium', () => {
   let sut: TestApp | undefined;
   let sink: HttpsDestination | undefined;
+  /** Where the notification channel made on the notifications page sends its messages. */
+  let channelSink: HttpsDestination | undefined;
   let browser: Browser | undefined;
   let context: BrowserContext | undefined;
   let page: Page;
   let watch: PageWatch;
 
   /** What the steps learn and hand on. */
-  const flow = { endpointId: '', capturePath: '', captureUrlShown: '', paidId: '', customerId: '' };
+  const flow = {
+    endpointId: '',
+    capturePath: '',
+    captureUrlShown: '',
+    paidId: '',
+    customerId: '',
+    refundId: '',
+  };
   /** The second endpoint, made through the API, whose captures are checked for Stripe's signature. */
   const signed = { endpointId: '', capturePath: '', destinationId: '' };
   /** The API key made on the API keys page: the key itself is read from the page, the once it is shown. */
@@ -88,6 +100,7 @@ describe('dashboard in headless Chromium', () => {
     sink = await HttpsDestination.start(
       answer(200, '{"received":true}', { 'content-type': 'application/json' }),
     );
+    channelSink = await HttpsDestination.start(answer(204, ''));
     context = await browser.newContext({ viewport: DESKTOP, deviceScaleFactor: 1, locale: 'en-GB' });
     page = await context.newPage();
     page.setDefaultTimeout(10_000);
@@ -96,7 +109,13 @@ describe('dashboard in headless Chromium', () => {
 
   afterAll(async () => {
     // Every close runs even when an earlier one throws; the browser goes first so no stream holds the server.
-    const closers = [() => context?.close(), () => browser?.close(), () => sut?.close(), () => sink?.close()];
+    const closers = [
+      () => context?.close(),
+      () => browser?.close(),
+      () => sut?.close(),
+      () => sink?.close(),
+      () => channelSink?.close(),
+    ];
     const failures: unknown[] = [];
     for (const close of closers) {
       try {
@@ -427,11 +446,86 @@ describe('dashboard in headless Chromium', () => {
     sink!.respondWith(
       answer(500, '{"error":"database unavailable"}', { 'content-type': 'application/json' }),
     );
-    const refundId = await capture(PAYLOADS.refund);
-    await eventRow(refundId).waitFor({ timeout: LIVE_TIMEOUT_MS });
-    await rowWithStatus(refundId, 'failed').waitFor({ timeout: 15_000 });
+    flow.refundId = await capture(PAYLOADS.refund);
+    await eventRow(flow.refundId).waitFor({ timeout: LIVE_TIMEOUT_MS });
+    await rowWithStatus(flow.refundId, 'failed').waitFor({ timeout: 15_000 });
     await expectNoReload(loadsBefore);
   });
+
+  step(
+    'the failure opens an issue: a red health dot, a count in the header, the issues page; acknowledges it',
+    async () => {
+      const loadsBefore = watch.loads();
+      // Both follow the live stream's update of the failed event, without a reload.
+      const dot = page.locator('[data-testid="destination-health"][data-level="failing"]');
+      await dot.waitFor({ timeout: LIVE_TIMEOUT_MS });
+      expect(await dot.getAttribute('aria-label')).toMatch(/^Failing: .*500/);
+      const count = byTestId('open-issues-count');
+      await count.filter({ hasText: /^1$/ }).waitFor({ timeout: LIVE_TIMEOUT_MS });
+      const issuesLink = page
+        .getByRole('navigation', { name: 'Main' })
+        .getByRole('link', { name: /^Issues/ });
+      expect(await issuesLink.getAttribute('aria-label')).toBe('Issues (1 open issue)');
+
+      await issuesLink.click();
+      await page.waitForURL((url) => url.hash === '#/issues');
+      const issue = page.locator('[data-testid="issue-row"][data-status="open"]');
+      await issue.waitFor();
+      expect(await byTestId('issue-row').count()).toBe(1);
+      const issueId = (await issue.getAttribute('data-issue-id')) ?? '';
+      const token = await accessToken();
+      const listed = await api(sut!.url, 'GET', '/api/issues?status=open', { token });
+      expect(listed.body.issues).toEqual([
+        expect.objectContaining({
+          id: issueId,
+          endpoint_id: flow.endpointId,
+          kind: 'http_5xx',
+          failure_count: 1,
+          last_event_id: flow.refundId,
+        }),
+      ]);
+      expect(await issue.getAttribute('data-kind')).toBe('http_5xx');
+      expect(await byTestId('issue-kind', issue).textContent()).toBe('HTTP 5xx answers');
+      expect(await byTestId('issue-summary', issue).textContent()).toBe(listed.body.issues[0].summary);
+      expect(await byTestId('issue-destination', issue).textContent()).toBe(sink!.url);
+      expect(await byTestId('issue-failure-count', issue).textContent()).toBe('1');
+      expect(await byTestId('issue-event-link', issue).getAttribute('href')).toBe(
+        `#/endpoints/${flow.endpointId}/events/${flow.refundId}`,
+      );
+      // The free plan gets no AI diagnosis: the row says where it comes with instead of offering it.
+      expect(await byTestId('issue-diagnosis-upgrade', issue).textContent()).toContain('Starter plan');
+      await screenshot('dashboard-issues.png', '[data-testid="issues-list"]', 'top');
+
+      const patched = page.waitForResponse(
+        (response) =>
+          response.request().method() === 'PATCH' && response.url().endsWith(`/api/issues/${issueId}`),
+      );
+      await issue.getByRole('button', { name: /^Acknowledge/ }).click();
+      expect((await patched).status()).toBe(200);
+      const stored = await api(sut!.url, 'GET', `/api/issues/${issueId}`, { token });
+      expect(stored.body.issue).toMatchObject({ id: issueId, status: 'acknowledged', diagnosis: null });
+      // No open issue is left: the list of open ones empties and the header's count goes away.
+      await byTestId('issues-empty').waitFor();
+      await count.waitFor({ state: 'detached' });
+
+      // The status filter, kept in the hash: the acknowledged issue under its status, nothing to acknowledge.
+      await page.getByLabel('Status').selectOption('acknowledged');
+      const acknowledged = page.locator(
+        `[data-testid="issue-row"][data-issue-id="${issueId}"][data-status="acknowledged"]`,
+      );
+      await acknowledged.waitFor();
+      expect(await byTestId('acknowledge-issue', acknowledged).count()).toBe(0);
+      await waitForHash('#/issues?status=acknowledged');
+      await page.getByLabel('Endpoint').selectOption({ label: 'Stripe production' });
+      await waitForHash(`#/issues?status=acknowledged&endpoint_id=${flow.endpointId}`);
+      await acknowledged.waitFor();
+
+      await acknowledged.getByRole('link', { name: 'Stripe production' }).click();
+      await byTestId('events-list').waitFor({ state: 'attached' });
+      await page.locator('[data-testid="live-status"][data-state="open"]').first().waitFor();
+      await expectNoReload(loadsBefore);
+    },
+  );
 
   step('deactivates the endpoint (captures get 403) and reactivates it (200 again)', async () => {
     const toggle = page.locator('.page-head [data-testid="endpoint-active-toggle"]');
@@ -472,6 +566,65 @@ describe('dashboard in headless Chromium', () => {
     expect(await eventRow(flow.paidId).textContent()).toContain('invoice.paid');
     await screenshot('events-list.png', '[data-testid="events-list"]', 'top');
   });
+
+  step(
+    "draws the statistics: events per hour stacked by status, the destination's success rate and latency",
+    async () => {
+      const loadsBefore = watch.loads();
+      const card = byTestId('endpoint-stats');
+      // paid and renewal delivered, the refund failed, the customer event came before any destination.
+      const expected = '4 events, 1 received, 2 delivered, 1 failed, 0 dead letter.';
+      await byTestId('stats-summary', card)
+        .filter({ hasText: `Last 24 hours: ${expected}` })
+        .waitFor();
+      const { body: stats } = await api(
+        sut!.url,
+        'GET',
+        `/api/endpoints/${flow.endpointId}/stats?window=24h`,
+        {
+          token: await accessToken(),
+        },
+      );
+      const sum = (status: string) =>
+        stats.buckets.reduce((total: number, bucket: Record<string, number>) => total + bucket[status], 0);
+      expect([sum('received'), sum('delivered'), sum('failed'), sum('dead_letter')]).toEqual([1, 2, 1, 0]);
+
+      // The chart is a canvas with the bars drawn in the statuses' colours.
+      const drawn = await chartPixels();
+      expect(drawn.width).toBeGreaterThan(300);
+      expect(drawn.height).toBeGreaterThan(100);
+      expect(drawn.received).toBeGreaterThan(0);
+      expect(drawn.delivered).toBeGreaterThan(0);
+      expect(drawn.failed).toBeGreaterThan(0);
+      // Delivered (2) stands twice as tall as received (1) in the same stack.
+      expect(drawn.delivered / drawn.received).toBeGreaterThan(1.5);
+
+      // Three attempts: the replayed invoice and the renewal succeeded, the refund got a 500.
+      const row = byTestId('stats-destination-row', card);
+      expect(await row.count()).toBe(1);
+      expect(await byTestId('stats-attempts', row).textContent()).toBe('3');
+      expect(await byTestId('stats-success-rate', row).textContent()).toBe('66.7 %');
+      expect(stats.destinations[0]).toMatchObject({ url: sink!.url, attempts: 3 });
+      expect(stats.destinations[0].success_rate).toBeCloseTo(2 / 3);
+      // The renewal's delivery resolved the issue: the dot says some attempts failed, no longer red.
+      const dot = page.locator('[data-testid="destination-health"][data-level="degraded"]');
+      await dot.waitFor();
+      expect(await dot.getAttribute('title')).toBe(
+        'Some attempts failed: 66.7 % of 3 succeeded in the last hour',
+      );
+
+      await byTestId('stats-window-1h', card).click();
+      await byTestId('stats-summary', card)
+        .filter({ hasText: `Last hour: ${expected}` })
+        .waitFor();
+      expect(await byTestId('stats-window-1h', card).getAttribute('aria-pressed')).toBe('true');
+      expect((await chartPixels()).delivered).toBeGreaterThan(0);
+      await byTestId('stats-window-24h', card).click();
+      await byTestId('stats-summary', card).filter({ hasText: 'Last 24 hours' }).waitFor();
+      await screenshot('dashboard-stats.png', '[data-testid="stats-events-chart"]', 'top');
+      await expectNoReload(loadsBefore);
+    },
+  );
 
   step('replays every event the filters match in bulk: a dry-run count, then its progress', async () => {
     const loadsBefore = watch.loads();
@@ -756,6 +909,106 @@ describe('dashboard in headless Chromium', () => {
     await expectNoReload(loadsBefore);
   });
 
+  step(
+    'adds a signed webhook notification channel (secret shown once), sends it a test, deletes it after a confirmation',
+    async () => {
+      const loadsBefore = watch.loads();
+      await page
+        .getByRole('navigation', { name: 'Main' })
+        .getByRole('link', { name: 'Notifications' })
+        .click();
+      await page.waitForURL((url) => url.hash === '#/notifications');
+      await byTestId('channels-empty').waitFor();
+      const form = page.getByRole('region', { name: 'New channel' });
+      await form.getByLabel('Type').selectOption('webhook');
+      await form.getByLabel('HTTPS URL').fill(channelSink!.url);
+      await form.getByRole('checkbox', { name: 'Destination paused' }).check();
+      await form.getByRole('checkbox', { name: 'Issue opened' }).uncheck();
+      const posted = page.waitForResponse(
+        (response) =>
+          response.request().method() === 'POST' && response.url().endsWith('/api/notification-channels'),
+      );
+      await form.getByRole('button', { name: 'Add channel' }).click();
+      const created = await posted;
+      expect(created.status()).toBe(201);
+      expect(JSON.parse(created.request().postData() ?? '')).toEqual({
+        type: 'webhook',
+        target: channelSink!.url,
+        events: ['dead_letter', 'destination.paused'],
+      });
+      const { channel } = (await created.json()) as { channel: { id: string; secret: string } };
+
+      const notice = byTestId('channel-secret');
+      const secret = ((await byTestId('channel-secret-value', notice).textContent()) ?? '').trim();
+      expect(secret).toBe(channel.secret);
+      expect(secret).toMatch(/^whsec_/);
+      await notice.getByRole('button', { name: 'Copy the signing secret' }).waitFor();
+      const row = page.locator(`[data-testid="channel-row"][data-channel-id="${channel.id}"]`);
+      expect(await row.getAttribute('data-type')).toBe('webhook');
+      expect(await byTestId('channel-target', row).textContent()).toBe(channelSink!.url);
+      expect(await byTestId('channel-events', row).textContent()).toBe(
+        'Tells about: Dead letters, Destination paused',
+      );
+      expect(await byTestId('channel-health', row).textContent()).toBe('Working, nothing sent yet');
+      await notice.getByRole('button', { name: 'Done, I have copied it' }).click();
+      await notice.waitFor({ state: 'detached' });
+      expect(await page.content()).not.toContain(secret);
+
+      // A test goes through: the outcome is shown, and the message verifies under the secret shown once.
+      await row.getByRole('button', { name: `Send a test to ${channelSink!.url}` }).click();
+      const outcome = byTestId('channel-test-result', row);
+      await outcome.waitFor();
+      expect(await outcome.getAttribute('data-ok')).toBe('true');
+      const [message] = await channelSink!.waitForRequests(1);
+      const verified = new Webhook(Buffer.from(secret, 'utf8').toString('base64')).verify(
+        message.body.toString('utf8'),
+        {
+          'webhook-id': String(message.headers['hooktrail-id']),
+          'webhook-timestamp': String(message.headers['hooktrail-timestamp']),
+          'webhook-signature': String(message.headers['hooktrail-signature']),
+        },
+      );
+      expect(verified).toMatchObject({ type: 'test', data: { channel_id: channel.id } });
+      await byTestId('channel-health', row)
+        .filter({ hasText: /^Working, last sent / })
+        .waitFor();
+
+      // A test the receiver refuses says so.
+      channelSink!.respondWith(answer(500, 'down for maintenance'));
+      await row.getByRole('button', { name: `Send a test to ${channelSink!.url}` }).click();
+      await row.locator('[data-testid="channel-test-result"][data-ok="false"]').waitFor();
+      expect(await outcome.textContent()).toMatch(/^The test failed: .*500/);
+
+      // On a phone the page fits the width.
+      await page.setViewportSize(PHONE);
+      try {
+        const channelsPage = await horizontalOverflow(page);
+        expect(channelsPage.scrollWidth).toBeLessThanOrEqual(channelsPage.innerWidth);
+      } finally {
+        await page.setViewportSize(DESKTOP);
+      }
+
+      const dialog = page.getByRole('dialog', { name: 'Delete this channel?' });
+      await row.getByRole('button', { name: `Delete the Webhook channel ${channelSink!.url}` }).click();
+      await dialog.waitFor();
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await dialog.waitFor({ state: 'hidden' });
+      expect(await row.count()).toBe(1);
+      await row.getByRole('button', { name: `Delete the Webhook channel ${channelSink!.url}` }).click();
+      const deleted = page.waitForResponse(
+        (response) =>
+          response.request().method() === 'DELETE' &&
+          response.url().endsWith(`/api/notification-channels/${channel.id}`),
+      );
+      await byTestId('confirm-delete-channel', dialog).click();
+      expect((await deleted).status()).toBe(200);
+      await byTestId('channels-empty').waitFor();
+      const listed = await api(sut!.url, 'GET', '/api/notification-channels', { token: await accessToken() });
+      expect(listed.body.channels).toEqual([]);
+      await expectNoReload(loadsBefore);
+    },
+  );
+
   step('logs out, back to the auth screen', async () => {
     const loadsBefore = watch.loads();
     await byTestId('logout').click();
@@ -768,6 +1021,48 @@ describe('dashboard in headless Chromium', () => {
     expect(watch.errors).toEqual([]);
     expect(watch.consoleErrors).toEqual([]);
   });
+
+  /** Waits for the page's hash to become `hash` (filters are written to it without a navigation). */
+  async function waitForHash(hash: string): Promise<void> {
+    for (const deadline = Date.now() + 5000; new URL(page.url()).hash !== hash;) {
+      if (Date.now() > deadline) throw new Error(`the hash stayed ${new URL(page.url()).hash}, not ${hash}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** Pixels of the events chart's canvas in each status's colour (the bars, filled in those colours). */
+  async function chartPixels(): Promise<{
+    width: number;
+    height: number;
+    received: number;
+    delivered: number;
+    failed: number;
+  }> {
+    // A string, not a function: the test's TypeScript has no DOM types.
+    const counted = await page.evaluate<{
+      width: number;
+      height: number;
+      received: number;
+      delivered: number;
+      failed: number;
+    } | null>(
+      `(() => {
+        const canvas = document.querySelector('[data-testid="stats-events-chart"] canvas');
+        if (!canvas) return null;
+        const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+        const colours = { received: [59, 130, 246], delivered: [22, 163, 74], failed: [234, 88, 12] };
+        const counts = { width: canvas.width, height: canvas.height, received: 0, delivered: 0, failed: 0 };
+        for (let i = 0; i < data.length; i += 4) {
+          for (const [status, [r, g, b]] of Object.entries(colours)) {
+            if (data[i] === r && data[i + 1] === g && data[i + 2] === b && data[i + 3] === 255) counts[status]++;
+          }
+        }
+        return counts;
+      })()`,
+    );
+    expect(counted).not.toBeNull();
+    return counted!;
+  }
 
   /**
    * A 1280×800 screenshot into docs/. The page is scrolled first so that the card (section) holding

@@ -1,13 +1,21 @@
 import type {
   ApiKey,
   ApiKeyInput,
+  ChannelTestResult,
   CreatedApiKey,
+  CreatedNotificationChannel,
   Endpoint,
+  EndpointStats,
   EventRoute,
   FilterRule,
   FilterVerdict,
   IngestRulesInput,
+  Issue,
+  IssueWithDiagnosis,
+  NotificationChannel,
+  NotificationChannelInput,
   Session,
+  StatsWindow,
   User,
 } from './types';
 
@@ -441,4 +449,64 @@ export function createApiKey(input: ApiKeyInput): Promise<CreatedApiKey> {
 /** Revokes an API key: requests made with it are refused (401) at once. */
 export async function revokeApiKey(id: string): Promise<void> {
   await api<{ ok: boolean }>(`/api/api-keys/${encodeURIComponent(id)}`, { method: 'DELETE' });
+}
+
+/* ---------- issues ---------- */
+
+/** The user's issues, the most recently failing first; `query` is the API's (status, endpoint_id). */
+export async function listIssues(query: string, signal?: AbortSignal): Promise<Issue[]> {
+  const { issues } = await api<{ issues: Issue[] }>(`/api/issues${query ? `?${query}` : ''}`, { signal });
+  return issues;
+}
+
+/** One issue, with the AI's diagnosis of its latest failure on the Starter plan and above. */
+export async function getIssue(id: string, signal?: AbortSignal): Promise<IssueWithDiagnosis> {
+  const { issue } = await api<{ issue: IssueWithDiagnosis }>(`/api/issues/${encodeURIComponent(id)}`, {
+    signal,
+  });
+  return issue;
+}
+
+export async function setIssueStatus(id: string, status: Issue['status']): Promise<Issue> {
+  const { issue } = await api<{ issue: Issue }>(`/api/issues/${encodeURIComponent(id)}`, {
+    method: 'PATCH',
+    body: { status },
+  });
+  return issue;
+}
+
+/* ---------- notification channels ---------- */
+
+export async function listChannels(signal?: AbortSignal): Promise<NotificationChannel[]> {
+  const { channels } = await api<{ channels: NotificationChannel[] }>('/api/notification-channels', {
+    signal,
+  });
+  return channels;
+}
+
+/** Creates a channel; a webhook channel's answer holds its signing secret, shown this once. */
+export function createChannel(input: NotificationChannelInput): Promise<CreatedNotificationChannel> {
+  return api<CreatedNotificationChannel>('/api/notification-channels', { method: 'POST', body: input });
+}
+
+export async function deleteChannel(id: string): Promise<void> {
+  await api<{ ok: boolean }>(`/api/notification-channels/${encodeURIComponent(id)}`, { method: 'DELETE' });
+}
+
+/** Sends a test message through the channel now; the answer says whether it went through. */
+export function testChannel(id: string): Promise<ChannelTestResult> {
+  return api<ChannelTestResult>(`/api/notification-channels/${encodeURIComponent(id)}/test`, {
+    method: 'POST',
+  });
+}
+
+/* ---------- statistics ---------- */
+
+/** The endpoint's events per bucket and its destinations' attempts over the window. */
+export function endpointStats(
+  endpointId: string,
+  window: StatsWindow,
+  signal?: AbortSignal,
+): Promise<EndpointStats> {
+  return api<EndpointStats>(`${endpointPath(endpointId, 'stats')}?window=${window}`, { signal });
 }

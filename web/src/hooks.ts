@@ -1,5 +1,6 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { endpointPath, getAccessToken, refreshAccessToken } from './api';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { endpointPath, getAccessToken, listIssues, refreshAccessToken } from './api';
+import { onIssuesChanged } from './issues';
 import { openEventStream, type StreamState } from './stream';
 import type { EventSummary } from './types';
 
@@ -51,4 +52,69 @@ export function useDocumentTitle(title: string): void {
   useEffect(() => {
     document.title = title ? `${title} · Hooktrail` : 'Hooktrail';
   }, [title]);
+}
+
+export interface BusyAction {
+  busy: boolean;
+  /** What the last run threw, null while nothing did. */
+  error: unknown;
+  /** Never rejects (a refusal is kept in `error`), so a button can fire and forget it. */
+  run: (action: () => Promise<void>) => Promise<void>;
+  clearError: () => void;
+}
+
+/** Runs an action of a button: busy while it runs, and the refusal it met kept to show. */
+export function useBusyAction(): BusyAction {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const run = useCallback(async (action: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  const clearError = useCallback(() => setError(null), []);
+  return { busy, error, run, clearError };
+}
+
+/** The open issues are counted again this often, and shortly after anything says they changed. */
+const ISSUE_COUNT_REFRESH_MS = 30_000;
+/** Changes within this are counted once (a flood of failures on a live stream is one reload). */
+const ISSUE_COUNT_SETTLE_MS = 500;
+
+/** The number of open issues, kept fresh while mounted; null until first known. */
+export function useOpenIssueCount(): number | null {
+  const [count, setCount] = useState<number | null>(null);
+  useEffect(() => {
+    let controller: AbortController | undefined;
+    let settle: ReturnType<typeof setTimeout> | undefined;
+    const load = () => {
+      settle = undefined;
+      controller?.abort();
+      controller = new AbortController();
+      // A failed count (or an aborted one) keeps the last one shown: the next change or tick tries again.
+      listIssues('status=open', controller.signal).then(
+        (issues) => setCount(issues.length),
+        () => undefined,
+      );
+    };
+    const soon = () => {
+      settle ??= setTimeout(load, ISSUE_COUNT_SETTLE_MS);
+    };
+    load();
+    const timer = setInterval(load, ISSUE_COUNT_REFRESH_MS);
+    const stop = onIssuesChanged(soon);
+    return () => {
+      clearInterval(timer);
+      clearTimeout(settle);
+      stop();
+      controller?.abort();
+    };
+  }, []);
+  return count;
 }

@@ -7,6 +7,8 @@ import { EndpointPage } from './components/EndpointPage';
 import { EndpointsPage } from './components/EndpointsPage';
 import { EventDetail } from './components/EventDetail';
 import { Header } from './components/Header';
+import { IssuesPage } from './components/IssuesPage';
+import { NotificationsPage } from './components/NotificationsPage';
 import { useDocumentTitle } from './hooks';
 import { href, type Route, useRoute } from './router';
 import './styles.css';
@@ -90,6 +92,10 @@ function Screen({ route }: { route: Route }) {
       );
     case 'api-keys':
       return <ApiKeysPage />;
+    case 'issues':
+      return <IssuesPage params={route.params} />;
+    case 'notifications':
+      return <NotificationsPage />;
     case 'not-found':
       return <NotFound />;
     default:

@@ -7,6 +7,8 @@ import { useEffect, useState } from 'preact/hooks';
  *   #/endpoints/<id>[?status=&verification=&from=&q=&page=]   endpoint page, filters kept in the hash
  *   #/endpoints/<id>/events/<eventId>    event detail
  *   #/api-keys                           API keys
+ *   #/issues[?status=&endpoint_id=]      issues, filters kept in the hash
+ *   #/notifications                      notification channels
  */
 export type Route =
   | { name: 'endpoints' }
@@ -15,6 +17,8 @@ export type Route =
   | { name: 'endpoint'; id: string; params: URLSearchParams }
   | { name: 'event'; id: string; eventId: string }
   | { name: 'api-keys' }
+  | { name: 'issues'; params: URLSearchParams }
+  | { name: 'notifications' }
   | { name: 'not-found' };
 
 function decode(part: string): string {
@@ -35,6 +39,8 @@ export function parseHash(hash: string): Route {
   if (parts.length === 1 && parts[0] === 'login') return { name: 'login' };
   if (parts.length === 1 && parts[0] === 'signup') return { name: 'signup' };
   if (parts.length === 1 && parts[0] === 'api-keys') return { name: 'api-keys' };
+  if (parts.length === 1 && parts[0] === 'issues') return { name: 'issues', params };
+  if (parts.length === 1 && parts[0] === 'notifications') return { name: 'notifications' };
   if (parts[0] === 'endpoints' && parts.length === 2) return { name: 'endpoint', id: parts[1], params };
   if (parts[0] === 'endpoints' && parts.length === 4 && parts[2] === 'events') {
     return { name: 'event', id: parts[1], eventId: parts[3] };
@@ -48,6 +54,8 @@ export const href = {
   event: (id: string, eventId: string) =>
     `#/endpoints/${encodeURIComponent(id)}/events/${encodeURIComponent(eventId)}`,
   apiKeys: () => '#/api-keys',
+  issues: (query = '') => (query ? `#/issues?${query}` : '#/issues'),
+  notifications: () => '#/notifications',
 };
 
 export function navigate(target: string): void {

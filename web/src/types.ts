@@ -65,6 +65,10 @@ export {
   verificationDtoAlgorithmValues as HMAC_ALGORITHMS,
   verificationDtoEncodingValues as HMAC_ENCODINGS,
   apiKeyDtoScopeValues as API_KEY_SCOPES,
+  notificationChannelDtoTypeValues as CHANNEL_TYPES,
+  notificationChannelDtoEventsValues as NOTIFICATION_EVENTS,
+  endpointStatsDtoWindowValues as STATS_WINDOWS,
+  issueDtoStatusValues as ISSUE_STATUSES,
 } from '../../src/generated/openapi';
 
 /** The events list's filters, as kept in the hash. */
@@ -77,3 +81,19 @@ export interface EventFilters {
   q: string;
   page: number;
 }
+
+/** A destination's failures of one kind, grouped. */
+export type Issue = Schemas['IssueDto'];
+/** An issue as GET /api/issues/:iid answers it: with the AI's diagnosis (null on the free plan). */
+export type IssueWithDiagnosis = Schemas['IssueDetailDto'];
+
+export type NotificationChannel = Schemas['NotificationChannelDto'];
+export type NotificationChannelInput = Schemas['CreateNotificationChannelDto'];
+/** A new channel: a webhook channel's signing secret is in this answer only. */
+export type CreatedNotificationChannel = Schemas['CreatedNotificationChannelResponseDto'];
+export type ChannelTestResult = Schemas['NotificationTestResultDto'];
+
+export type EndpointStats = Schemas['EndpointStatsDto'];
+export type StatsBucket = Schemas['StatsBucketDto'];
+export type DestinationStats = Schemas['DestinationStatsDto'];
+export type StatsWindow = EndpointStats['window'];

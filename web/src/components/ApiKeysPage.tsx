@@ -6,7 +6,7 @@ import { useDocumentTitle } from '../hooks';
 import type { ApiKey, CreatedApiKey } from '../types';
 import { Alert } from './Alert';
 import { ApiKeyForm } from './ApiKeyForm';
-import { ConfirmDialog } from './ConfirmDialog';
+import { ConfirmActionDialog } from './ConfirmActionDialog';
 import { CopyButton } from './CopyButton';
 
 /** The user's API keys, for scripts, CI and the hooktrail CLI: create one (shown once), list, revoke. */
@@ -180,44 +180,20 @@ interface RevokeProps {
 }
 
 function RevokeDialog({ apiKey, onRevoked, onCancel }: RevokeProps) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-
-  const cancel = useCallback(() => {
-    if (busy) return;
-    setError(null);
-    onCancel();
-  }, [busy, onCancel]);
-
-  // Never rejects (a refusal is shown in the dialog), so the button fires and forgets it.
-  const revoke = async (key: ApiKey) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await revokeApiKey(key.id);
-      onRevoked(key);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
-
   return (
-    <ConfirmDialog
-      open={apiKey !== null}
+    <ConfirmActionDialog
+      target={apiKey}
       title="Revoke this API key?"
       confirmLabel="Revoke key"
       confirmTestId="confirm-revoke"
-      busy={busy}
-      onConfirm={() => apiKey && void revoke(apiKey)}
-      onCancel={cancel}
+      action={(key) => revokeApiKey(key.id)}
+      onDone={onRevoked}
+      onCancel={onCancel}
     >
       <p>
         <strong>{apiKey?.name}</strong> (<code>{apiKey?.prefix}…</code>) stops working at once: scripts, CI
         jobs and CLI logins that use it get 401. This cannot be undone.
       </p>
-      <Alert error={error} />
-    </ConfirmDialog>
+    </ConfirmActionDialog>
   );
 }

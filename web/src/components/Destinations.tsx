@@ -1,7 +1,8 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, endpointPath } from '../api';
+import { destinationHealth } from '../destination-health';
 import { localTime, plural } from '../format';
-import type { Destination, FilterRule } from '../types';
+import type { Destination, DestinationStats, FilterRule, Issue } from '../types';
 import { Alert } from './Alert';
 import { CopyButton } from './CopyButton';
 import { FilterField, parseFilter } from './FilterField';
@@ -9,14 +10,31 @@ import { FilterField, parseFilter } from './FilterField';
 interface Props {
   endpointId: string;
   initial: Destination[];
+  /** The endpoint's unresolved issues and its destinations' statistics of the last hour (health dots). */
+  issues: readonly Issue[];
+  recent: readonly DestinationStats[];
+  /** The destinations as loaded again after live changes: what workers change (pause, backlog) follows. */
+  current: readonly Destination[] | null;
 }
 
 /**
  * Where the endpoint's events are forwarded: add, remove, (de)activate, limit, filter, and show secrets
  * on demand.
  */
-export function Destinations({ endpointId, initial }: Props) {
+export function Destinations({ endpointId, initial, issues, recent, current }: Props) {
   const [destinations, setDestinations] = useState<Destination[]>(initial);
+
+  useEffect(() => {
+    if (!current) return;
+    setDestinations((list) =>
+      list.map((destination) => {
+        const now = current.find((candidate) => candidate.id === destination.id);
+        return now
+          ? { ...destination, paused: now.paused, paused_reason: now.paused_reason, backlog: now.backlog }
+          : destination;
+      }),
+    );
+  }, [current]);
   const [url, setUrl] = useState('');
   const [secret, setSecret] = useState('');
   const [adding, setAdding] = useState(false);
@@ -71,6 +89,8 @@ export function Destinations({ endpointId, initial }: Props) {
               key={destination.id}
               endpointId={endpointId}
               destination={destination}
+              issues={issues}
+              recent={recent.find((stats) => stats.id === destination.id)}
               onChange={replace}
               onRemoved={remove}
             />
@@ -128,11 +148,13 @@ export function Destinations({ endpointId, initial }: Props) {
 interface RowProps {
   endpointId: string;
   destination: Destination;
+  issues: readonly Issue[];
+  recent: DestinationStats | undefined;
   onChange: (destination: Destination) => void;
   onRemoved: (destination: Destination) => void;
 }
 
-function DestinationRow({ endpointId, destination, onChange, onRemoved }: RowProps) {
+function DestinationRow({ endpointId, destination, issues, recent, onChange, onRemoved }: RowProps) {
   const [revealed, setRevealed] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -173,6 +195,7 @@ function DestinationRow({ endpointId, destination, onChange, onRemoved }: RowPro
   };
 
   const toggleId = `dest-active-${destination.id}`;
+  const health = destinationHealth(destination, issues, recent);
   return (
     <li
       class="destination-row"
@@ -181,11 +204,23 @@ function DestinationRow({ endpointId, destination, onChange, onRemoved }: RowPro
       data-paused={destination.paused}
     >
       <div class="destination-main">
+        <span
+          class="health-dot"
+          data-testid="destination-health"
+          data-level={health.level}
+          role="img"
+          aria-label={health.text}
+          title={health.text}
+        />{' '}
         <code class="url" data-testid="destination-row-url">
           {destination.url}
         </code>
         {destination.paused && (
-          <span class="badge badge-paused" data-testid="destination-paused">
+          <span
+            class="badge badge-paused"
+            data-testid="destination-paused"
+            title={destination.paused_reason ?? 'Paused by hand'}
+          >
             Paused: deliveries held
           </span>
         )}
@@ -238,6 +273,11 @@ function DestinationRow({ endpointId, destination, onChange, onRemoved }: RowPro
             ? 'Nothing waiting'
             : `${plural(destination.backlog.pending, 'delivery', 'deliveries')} waiting, the oldest since ${localTime(destination.backlog.oldest_pending_at)}`}
         </p>
+        {destination.paused && destination.paused_reason && (
+          <p class="paused-reason small" data-testid="destination-paused-reason">
+            {destination.paused_reason}. Resume to send what is waiting.
+          </p>
+        )}
         <FlowLimits destination={destination} onSave={patch} />
         <DestinationFilter destination={destination} onSave={patch} />
       </div>
@@ -296,7 +336,11 @@ function describeLimits(destination: Destination): string {
       : destination.max_in_flight === null
         ? 'a fair share at once'
         : `${destination.max_in_flight} at once`;
-  return `Limits: ${rate}, ${inFlight}`;
+  const autoPause =
+    destination.auto_pause_after == null
+      ? 'never paused by itself'
+      : `paused after ${plural(destination.auto_pause_after, 'failed attempt')} in a row`;
+  return `Limits: ${rate}, ${inFlight}; ${autoPause}`;
 }
 
 interface SettingProps {
@@ -312,6 +356,7 @@ function FlowLimits({ destination, onSave }: SettingProps) {
   const [period, setPeriod] = useState<Destination['rate_limit_period']>('second');
   const [inFlight, setInFlight] = useState('');
   const [ordering, setOrdering] = useState<Destination['ordering']>('none');
+  const [autoPause, setAutoPause] = useState('');
   const id = destination.id;
 
   const open = () => {
@@ -319,6 +364,7 @@ function FlowLimits({ destination, onSave }: SettingProps) {
     setPeriod(destination.rate_limit_period);
     setInFlight(destination.max_in_flight?.toString() ?? '');
     setOrdering(destination.ordering);
+    setAutoPause(destination.auto_pause_after?.toString() ?? '');
     setEditing(true);
   };
   const save = async (event: Event) => {
@@ -328,6 +374,7 @@ function FlowLimits({ destination, onSave }: SettingProps) {
       rate_limit_period: period,
       max_in_flight: inFlight.trim() === '' ? null : Number(inFlight),
       ordering,
+      auto_pause_after: autoPause.trim() === '' ? null : Number(autoPause),
     });
     if (saved) setEditing(false);
   };
@@ -389,6 +436,15 @@ function FlowLimits({ destination, onSave }: SettingProps) {
           <option value="fifo">FIFO (one at a time)</option>
         </select>
       </div>
+      <LimitInput
+        id={`auto-pause-${id}`}
+        testId="auto-pause-after"
+        label="Pause after failures in a row"
+        max={10000}
+        placeholder="never"
+        value={autoPause}
+        onInput={setAutoPause}
+      />
       <button type="submit" class="btn btn-small btn-primary" data-testid="save-limits">
         Save limits
       </button>

@@ -1,12 +1,14 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, endpointPath, isAbortError } from '../api';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, ApiError, endpointPath, endpointStats, isAbortError, listIssues } from '../api';
 import { localTime } from '../format';
-import { useDocumentTitle } from '../hooks';
+import { type LiveChange, useDocumentTitle } from '../hooks';
+import { announceIssuesChanged } from '../issues';
 import { href } from '../router';
-import type { Endpoint, EndpointWithDestinations } from '../types';
+import type { Destination, DestinationStats, Endpoint, EndpointWithDestinations, Issue } from '../types';
 import { Alert } from './Alert';
 import { CopyButton } from './CopyButton';
 import { Destinations } from './Destinations';
+import { EndpointStatsCard } from './EndpointStatsCard';
 import { EventsList } from './EventsList';
 import { IngestRules } from './IngestRules';
 import { StatusBadge } from './StatusBadge';
@@ -17,6 +19,8 @@ export function EndpointPage({ id, params }: { id: string; params: URLSearchPara
   const [error, setError] = useState<unknown>(null);
   const [toggleError, setToggleError] = useState<unknown>(null);
   useDocumentTitle(endpoint?.name ?? 'Endpoint');
+  const liveTick = useLiveTick();
+  const { issues, recent, current } = useDestinationHealth(id, liveTick.value);
 
   useEffect(() => {
     const controller = new AbortController();
@@ -135,9 +139,17 @@ export function EndpointPage({ id, params }: { id: string; params: URLSearchPara
 
       <IngestRules endpoint={endpoint} onSaved={applyUpdate} />
 
-      <Destinations endpointId={endpoint.id} initial={endpoint.destinations} />
+      <Destinations
+        endpointId={endpoint.id}
+        initial={endpoint.destinations}
+        issues={issues}
+        recent={recent}
+        current={current}
+      />
 
-      <EventsList endpoint={endpoint} initialParams={params} />
+      <EndpointStatsCard endpointId={endpoint.id} liveTick={liveTick.value} />
+
+      <EventsList endpoint={endpoint} initialParams={params} onLiveChange={liveTick.onLiveChange} />
     </div>
   );
 }
@@ -157,4 +169,63 @@ function Breadcrumbs({ name }: { name?: string }) {
       </ol>
     </nav>
   );
+}
+
+/** Live changes are gathered this long before the figures that depend on them are loaded again. */
+const LIVE_SETTLE_MS = 1500;
+
+/**
+ * A number that goes up shortly after the live stream reports changes (at most once per LIVE_SETTLE_MS):
+ * statistics and health depend on it. An updated event (a delivery failed or succeeded) may also have
+ * opened or resolved an issue, which the header's count hears about.
+ */
+function useLiveTick(): { value: number; onLiveChange: (change: LiveChange) => void } {
+  const [value, setValue] = useState(0);
+  const timer = useRef<ReturnType<typeof setTimeout>>();
+  useEffect(() => () => clearTimeout(timer.current), []);
+  const onLiveChange = (change: LiveChange) => {
+    if (change.type === 'event.updated') announceIssuesChanged();
+    timer.current ??= setTimeout(() => {
+      timer.current = undefined;
+      setValue((n) => n + 1);
+    }, LIVE_SETTLE_MS);
+  };
+  return { value, onLiveChange };
+}
+
+/**
+ * What the destinations' health dots are drawn from: unresolved issues, the last hour's attempts, and the
+ * destinations as they are now (a worker may have paused one, and backlogs move).
+ */
+function useDestinationHealth(
+  endpointId: string,
+  tick: number,
+): { issues: Issue[]; recent: DestinationStats[]; current: Destination[] | null } {
+  const [issues, setIssues] = useState<Issue[]>([]);
+  const [recent, setRecent] = useState<DestinationStats[]>([]);
+  const [current, setCurrent] = useState<Destination[] | null>(null);
+  useEffect(() => {
+    const controller = new AbortController();
+    const { signal } = controller;
+    const query = (status: Issue['status']) =>
+      `status=${status}&endpoint_id=${encodeURIComponent(endpointId)}`;
+    // Without them the dots fall back to paused/active only: a failure here is not worth an alert.
+    Promise.all([listIssues(query('open'), signal), listIssues(query('acknowledged'), signal)]).then(
+      ([open, acknowledged]) => setIssues([...open, ...acknowledged]),
+      () => undefined,
+    );
+    endpointStats(endpointId, '1h', signal).then(
+      (stats) => setRecent(stats.destinations),
+      () => undefined,
+    );
+    // The page loaded them already: only live changes are worth asking again.
+    if (tick > 0) {
+      api<{ destinations: Destination[] }>(endpointPath(endpointId, 'destinations'), { signal }).then(
+        ({ destinations }) => setCurrent(destinations),
+        () => undefined,
+      );
+    }
+    return () => controller.abort();
+  }, [endpointId, tick]);
+  return { issues, recent, current };
 }

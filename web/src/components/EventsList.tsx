@@ -90,9 +90,12 @@ function insertEvent(data: ListData, event: EventSummary): ListData {
 export function EventsList({
   endpoint,
   initialParams,
+  onLiveChange,
 }: {
   endpoint: Endpoint;
   initialParams: URLSearchParams;
+  /** Told of every live change too (the page's statistics and health follow them). */
+  onLiveChange?: (change: LiveChange) => void;
 }) {
   const [filters, setFilters] = useState<Filters>(() => filtersFromParams(initialParams));
   const [qInput, setQInput] = useState(filters.q);
@@ -191,7 +194,9 @@ export function EventsList({
     );
   };
 
-  const onChange = ({ type, event }: LiveChange) => {
+  const onChange = (change: LiveChange) => {
+    onLiveChange?.(change);
+    const { type, event } = change;
     if (type === 'event.updated') {
       updates.current.set(event.id, { event, at: performance.now() });
       if (updates.current.size > 1000) updates.current.delete(updates.current.keys().next().value as string);

@@ -1,10 +1,13 @@
 import { useState } from 'preact/hooks';
 import { logout } from '../api';
+import { plural } from '../format';
+import { useOpenIssueCount } from '../hooks';
 import { href, type Route } from '../router';
 import type { User } from '../types';
 
 export function Header({ user, route }: { user: User; route: Route }) {
   const [busy, setBusy] = useState(false);
+  const openIssues = useOpenIssueCount();
   // logout() never rejects (the session ends locally whatever the server says): fire and forget.
   const onLogout = async () => {
     setBusy(true);
@@ -23,6 +26,21 @@ export function Header({ user, route }: { user: User; route: Route }) {
         <nav aria-label="Main">
           <a href={href.endpoints()} aria-current={route.name === 'endpoints' ? 'page' : undefined}>
             Endpoints
+          </a>
+          <a
+            href={href.issues()}
+            aria-current={route.name === 'issues' ? 'page' : undefined}
+            aria-label={openIssues ? `Issues (${plural(openIssues, 'open issue')})` : undefined}
+          >
+            Issues
+            {openIssues !== null && openIssues > 0 && (
+              <span class="nav-count" data-testid="open-issues-count" aria-hidden="true">
+                {openIssues}
+              </span>
+            )}
+          </a>
+          <a href={href.notifications()} aria-current={route.name === 'notifications' ? 'page' : undefined}>
+            Notifications
           </a>
           <a href={href.apiKeys()} aria-current={route.name === 'api-keys' ? 'page' : undefined}>
             API keys
