@@ -1,9 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
 import { Client } from 'pg';
 import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
+import { DELIVERY_QUEUE } from '../src/delivery/delivery-jobs';
 import { api } from './support/api-client';
 import { HttpsDestination, type ReceivedRequest } from './support/https-destination';
 import { type ServiceProcess, spawnService, stopService } from './support/service-process';
@@ -56,6 +59,8 @@ describe('secrets at rest (AES-256-GCM under ENCRYPTION_KEY)', () => {
   /** The endpoint's rule secrets: its Stripe verification secret and inbound password. */
   const stripeSecret = `whsec_${randomBytes(16).toString('hex')}`;
   const inboundPassword = randomBytes(12).toString('hex');
+  /** A webhook notification channel's signing secret, made by the service. */
+  let channelSecret: string;
   /** The headers a capture needs: the inbound credential and a Stripe signature of the body. */
   const signed = (payload: string) => ({
     headers: {
@@ -89,6 +94,12 @@ describe('secrets at rest (AES-256-GCM under ENCRYPTION_KEY)', () => {
       },
     });
     expect(rules.status).toBe(200);
+    const channel = await api(sut.url, 'POST', '/api/notification-channels', {
+      token: fixture.user.accessToken,
+      body: { type: 'webhook', target: 'https://hooks.example.com/alerts', events: ['dead_letter'] },
+    });
+    expect(channel.status).toBe(201);
+    channelSecret = channel.body.channel.secret;
   });
   afterAll(async () => {
     await db.end();
@@ -97,7 +108,7 @@ describe('secrets at rest (AES-256-GCM under ENCRYPTION_KEY)', () => {
   });
 
   it('stores a destination secret sealed, nowhere in plain text, returns it through the API and signs with it', async () => {
-    for (const plain of [secret, stripeSecret, inboundPassword])
+    for (const plain of [secret, stripeSecret, inboundPassword, channelSecret])
       expect(await findInDatabase(db, plain)).toEqual([]);
     expect(await sealedValue()).toMatch(/^v1\.[0-9a-f]{8}\./);
     expect(await readSecret(sut.url)).toBe(secret);
@@ -119,13 +130,15 @@ describe('secrets at rest (AES-256-GCM under ENCRYPTION_KEY)', () => {
     const newKey = randomBytes(32).toString('base64');
     const rotated = rotate(sut.env.DATABASE_URL, { ENCRYPTION_KEY: newKey });
     expect(rotated).toMatchObject({ status: 0, stderr: '' });
-    // The destination's secret and the endpoint's two rule secrets.
-    const keyId = rotated.stdout.match(/^3 secret\(s\) sealed anew under key ([0-9a-f]{8});/)?.[1];
+    // The destination's secret, the endpoint's two rule secrets and the notification channel's secret.
+    const keyId = rotated.stdout.match(/^4 secret\(s\) sealed anew under key ([0-9a-f]{8});/)?.[1];
     expect(keyId).toBeDefined();
     const after = await sealedValue();
     expect(after.startsWith(`v1.${keyId}.`)).toBe(true);
     expect(after).not.toBe(before);
-    for (const plain of [secret, stripeSecret, inboundPassword])
+    const channelRow = await db.query('select sealed_secret from notification_channels');
+    expect(channelRow.rows[0].sealed_secret.startsWith(`v1.${keyId}.`)).toBe(true);
+    for (const plain of [secret, stripeSecret, inboundPassword, channelSecret])
       expect(await findInDatabase(db, plain)).toEqual([]);
     // Again: nothing left to seal.
     expect(rotate(sut.env.DATABASE_URL, { ENCRYPTION_KEY: newKey }).stdout).toMatch(
@@ -136,6 +149,9 @@ describe('secrets at rest (AES-256-GCM under ENCRYPTION_KEY)', () => {
     const legacyId = await addDestination(sut.url, await createEndpoint(sut.url), sink.url, 'sealed for now');
     await db.query(`update destinations set secret = 'legacy-plain-secret' where id = $1`, [legacyId]);
 
+    // The service under test still holds the old key: its worker would take delivery jobs it cannot open
+    // (and put them back for a later retry). Only the rotated service works the queue from here on.
+    await sut.app.get<Queue>(getQueueToken(DELIVERY_QUEUE)).pause(true);
     let rotatedService: ServiceProcess | undefined;
     try {
       rotatedService = await spawnService({ ...serviceEnv(sut), APP_ROLE: 'all', ENCRYPTION_KEY: newKey });

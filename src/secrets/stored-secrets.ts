@@ -17,6 +17,7 @@ const SEALED_COLUMNS = [
   { table: 'destinations', column: 'secret' },
   { table: 'endpoints', column: 'verification_secret' },
   { table: 'endpoints', column: 'inbound_auth_secret' },
+  { table: 'notification_channels', column: 'sealed_secret' },
 ] as const;
 
 /** Outside production without ENCRYPTION_KEY: a key made once and kept in the database (every process shares it). */
