@@ -38,11 +38,11 @@ const OPTIONS = Symbol('DELIVERY_THREAD_OPTIONS');
 
 /**
  * Runs the queue processors (the delivery engine, the alert mailer, the notification sender, the outbox
- * sweeper) of an APP_ROLE=all process on a worker thread: an event loop of their own, so that forwarding never lengthens the turns of
- * the loop that accepts and answers captures (see workerPlacement). The thread builds the same modules a
- * worker process does, with its own connections. Its figures are merged into this process's /metrics. It is
- * started with the application, closed with it (finishing its running attempts), and started again if it
- * ever stops by itself.
+ * sweeper) of an APP_ROLE=all process on a worker thread: an event loop of their own, so that forwarding
+ * never lengthens the turns of the loop that accepts and answers captures (see workerPlacement). The thread
+ * builds the same modules a worker process does, with its own connections. Its figures are merged into this
+ * process's /metrics. It is started with the application, closed with it (finishing its running attempts),
+ * and started again if it ever stops by itself.
  */
 @Injectable()
 export class DeliveryThread implements OnApplicationBootstrap, OnApplicationShutdown {
