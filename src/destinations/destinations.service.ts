@@ -1,6 +1,6 @@
-import { BadRequestException, Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { isPrivateHostname } from '../common/network/private-address';
+import { assertPublicHost } from '../common/network/private-address';
 import type { Environment } from '../config/environment';
 import type { Destination, FlowControl } from './destination.entity';
 import { EndpointsService } from '../endpoints/endpoints.service';
@@ -61,7 +61,7 @@ export class DestinationsService {
 
   async create(userId: string, endpointId: string, input: CreateDestinationDto): Promise<DestinationDto> {
     await this.endpoints.assertOwned(userId, endpointId);
-    this.assertPublicHost(input.url);
+    assertPublicHost(input.url, 'url', this.allowPrivateNetworks);
     return this.present(
       await this.destinations.create(endpointId, {
         url: input.url,
@@ -83,7 +83,7 @@ export class DestinationsService {
     await this.endpoints.assertOwned(userId, endpointId);
     const destination = await this.findInEndpoint(endpointId, id);
     if (changes.url !== undefined) {
-      this.assertPublicHost(changes.url);
+      assertPublicHost(changes.url, 'url', this.allowPrivateNetworks);
       destination.url = changes.url;
     }
     if (changes.secret !== undefined) destination.sealedSecret = this.sealed(changes.secret);
@@ -136,19 +136,5 @@ export class DestinationsService {
   private async present(destination: Destination): Promise<DestinationDto> {
     const [dto] = await toDestinationDtos([destination], this.backlogs, this.secrets);
     return dto;
-  }
-
-  /**
-   * A literal loopback, private, link-local or reserved host (or `localhost`) is refused unless
-   * DELIVERY_ALLOW_PRIVATE_NETWORKS=true. Names are checked again after DNS by the delivery engine.
-   */
-  private assertPublicHost(url: string): void {
-    if (this.allowPrivateNetworks) return;
-    const { hostname } = new URL(url);
-    if (isPrivateHostname(hostname)) {
-      throw new BadRequestException(
-        `url must not point to a loopback, private, link-local or reserved address (host ${hostname})`,
-      );
-    }
   }
 }

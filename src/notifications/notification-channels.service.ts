@@ -1,13 +1,7 @@
-import {
-  BadRequestException,
-  ConflictException,
-  Inject,
-  Injectable,
-  NotFoundException,
-} from '@nestjs/common';
+import { ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { isPrivateHostname } from '../common/network/private-address';
+import { assertPublicHost } from '../common/network/private-address';
 import type { Environment } from '../config/environment';
 import type { SecretBox } from '../secrets/secret-box';
 import { SECRET_BOX } from '../secrets/secrets.module';
@@ -55,7 +49,7 @@ export class NotificationChannelsService {
   }
 
   async create(userId: string, input: CreateNotificationChannelDto): Promise<CreatedNotificationChannelDto> {
-    if (input.type !== 'email') this.assertPublicHost(input.target);
+    if (input.type !== 'email') assertPublicHost(input.target, 'target', this.allowPrivateNetworks);
     if ((await this.channels.countOwned(userId)) >= MAX_NOTIFICATION_CHANNELS)
       throw new ConflictException(
         `you have ${MAX_NOTIFICATION_CHANNELS} notification channels, the most allowed: delete one first`,
@@ -96,18 +90,5 @@ export class NotificationChannelsService {
     }
     await this.channels.recordTestSent(channel.id);
     return { ok: true, error: null };
-  }
-
-  /**
-   * A literal loopback, private, link-local or reserved host (or `localhost`) is refused unless
-   * DELIVERY_ALLOW_PRIVATE_NETWORKS=true; names are checked again after DNS when sending, as for destinations.
-   */
-  private assertPublicHost(url: string): void {
-    if (this.allowPrivateNetworks) return;
-    const { hostname } = new URL(url);
-    if (isPrivateHostname(hostname))
-      throw new BadRequestException(
-        `target must not point to a loopback, private, link-local or reserved address (host ${hostname})`,
-      );
   }
 }

@@ -81,6 +81,21 @@ describe('SSRF: private destinations refused at creation and at connect time', (
     );
   });
 
+  it.each(matrix)(
+    'refuses to create a notification channel at %s: 400 naming the target',
+    async (_label, url) => {
+      const { user } = await createEndpoint(sut.url);
+      const created = await api(sut.url, 'POST', '/api/notification-channels', {
+        token: user.accessToken,
+        body: { type: 'webhook', target: url(), events: ['dead_letter'] },
+      });
+      expect(created.status).toBe(400);
+      expect(created.body.message).toMatch(
+        /^target must not point to a loopback, private, link-local or reserved address/,
+      );
+    },
+  );
+
   /** Captures once to an endpoint whose destinations are the given URLs, and returns each one's first attempt. */
   async function firstAttempts(fixture: EndpointFixture, urls: string[]) {
     for (const url of urls)
@@ -127,6 +142,21 @@ describe('SSRF: private destinations refused at creation and at connect time', (
     const eventId = await capture(fixture);
     const event = await waitForEvent(sut.url, fixture, eventId, (seen) => seen.status === 'dead_letter');
     expect(event.deliveries[0].attempts[0].error).toMatch(REFUSED);
+    expect(sink.received).toHaveLength(0);
+  });
+
+  it('refuses to send to a notification channel whose name resolves to a private address', async () => {
+    const { user } = await createEndpoint(sut.url);
+    const created = await api(sut.url, 'POST', '/api/notification-channels', {
+      token: user.accessToken,
+      body: { type: 'slack', target: `https://${hostname()}:${port()}/`, events: ['dead_letter'] },
+    });
+    expect(created.status).toBe(201);
+    const tested = await api(sut.url, 'POST', `/api/notification-channels/${created.body.channel.id}/test`, {
+      token: user.accessToken,
+    });
+    expect(tested.body.ok).toBe(false);
+    expect(tested.body.error).toMatch(REFUSED);
     expect(sink.received).toHaveLength(0);
   });
 

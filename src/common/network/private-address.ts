@@ -1,3 +1,4 @@
+import { BadRequestException } from '@nestjs/common';
 import { BlockList, isIP } from 'node:net';
 
 /**
@@ -88,4 +89,18 @@ export function isPrivateHostname(hostname: string): boolean {
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   const literal = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
   return isPrivateAddress(literal);
+}
+
+/**
+ * Refuses (400 naming `field`) a URL whose host is a literal private address or `localhost`, unless private
+ * networks are allowed (DELIVERY_ALLOW_PRIVATE_NETWORKS=true). Names are checked again after DNS, by the
+ * sender's agents, when something is sent.
+ */
+export function assertPublicHost(url: string, field: string, allowPrivateNetworks: boolean): void {
+  if (allowPrivateNetworks) return;
+  const { hostname } = new URL(url);
+  if (isPrivateHostname(hostname))
+    throw new BadRequestException(
+      `${field} must not point to a loopback, private, link-local or reserved address (host ${hostname})`,
+    );
 }
