@@ -36,6 +36,9 @@ describe('endpoints', () => {
     expect(endpoint).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       user_id: user.id,
+      team_id: null,
+      role: 'owner',
+      retention_days: null,
       name: 'Stripe production',
       public_token: expect.stringMatching(/^[A-Za-z0-9_-]{32}$/),
       capture_url: `https://hooks.example.test/in/${endpoint.public_token}`,

@@ -10,7 +10,7 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { Throttle } from '@nestjs/throttler';
-import { type AuthUser, CurrentUser } from '../common/decorators/current-user.decorator';
+import { Can } from '../access/can.decorator';
 import { ResourceIdPipe } from '../common/pipes/resource-id.pipe';
 import { RequiresPlan } from '../users/requires-plan.decorator';
 import { HANDLER_FRAMEWORKS } from './ai.types';
@@ -23,6 +23,7 @@ export const AI_RATE_LIMIT_PER_MIN = 30;
 
 @ApiTags('ai')
 @ApiBearerAuth()
+@Can('endpoint.read', 'endpoint')
 @RequiresPlan('starter')
 @UseGuards(UserThrottlerGuard)
 @Throttle({ default: { limit: AI_RATE_LIMIT_PER_MIN, ttl: 60_000 } })
@@ -37,11 +38,10 @@ export class AiController {
   @ApiOperation({ summary: 'Explain the event in 2 to 3 plain-English sentences' })
   @ApiOkResponse({ type: ExplanationDto })
   async explain(
-    @CurrentUser() user: AuthUser,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
     @Param('eId', new ResourceIdPipe('event')) eventId: string,
   ): Promise<ExplanationDto> {
-    const answer = await this.ai.explain(user.id, endpointId, eventId);
+    const answer = await this.ai.explain(endpointId, eventId);
     return { explanation: answer.text, provider: answer.provider };
   }
 
@@ -49,11 +49,10 @@ export class AiController {
   @ApiOperation({ summary: "TypeScript interfaces of the event's payload" })
   @ApiOkResponse({ type: SchemaDto })
   async schema(
-    @CurrentUser() user: AuthUser,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
     @Param('eId', new ResourceIdPipe('event')) eventId: string,
   ): Promise<SchemaDto> {
-    const answer = await this.ai.schema(user.id, endpointId, eventId);
+    const answer = await this.ai.schema(endpointId, eventId);
     return { schema: answer.text, provider: answer.provider };
   }
 
@@ -65,14 +64,13 @@ export class AiController {
     description: 'Unknown language or framework, or a pair that does not go together',
   })
   async handler(
-    @CurrentUser() user: AuthUser,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
     @Param('eId', new ResourceIdPipe('event')) eventId: string,
     @Body() body: HandlerRequestDto,
   ): Promise<HandlerDto> {
     const language = body.language ?? 'typescript';
     const framework = body.framework ?? HANDLER_FRAMEWORKS[language][0];
-    const answer = await this.ai.handler(user.id, endpointId, eventId, { language, framework });
+    const answer = await this.ai.handler(endpointId, eventId, { language, framework });
     return { handler: answer.text, provider: answer.provider };
   }
 
@@ -80,11 +78,10 @@ export class AiController {
   @ApiOperation({ summary: 'Why delivering the event failed, and how to fix it' })
   @ApiOkResponse({ type: DiagnosisDto })
   async diagnose(
-    @CurrentUser() user: AuthUser,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
     @Param('eId', new ResourceIdPipe('event')) eventId: string,
   ): Promise<DiagnosisDto> {
-    const answer = await this.ai.diagnose(user.id, endpointId, eventId);
+    const answer = await this.ai.diagnose(endpointId, eventId);
     return { diagnosis: answer.text, provider: answer.provider };
   }
 }

@@ -17,47 +17,36 @@ export class AiService {
     @Inject(AI_PROVIDER) private readonly provider: AiProvider,
   ) {}
 
-  explain(userId: string, endpointId: string, eventId: string): Promise<AiAnswer> {
-    return this.answer(userId, endpointId, eventId, 'explain', '', (event) => this.provider.explain(event));
+  explain(endpointId: string, eventId: string): Promise<AiAnswer> {
+    return this.answer(endpointId, eventId, 'explain', '', (event) => this.provider.explain(event));
   }
 
-  schema(userId: string, endpointId: string, eventId: string): Promise<AiAnswer> {
-    return this.answer(userId, endpointId, eventId, 'schema', '', (event) => this.provider.schema(event));
+  schema(endpointId: string, eventId: string): Promise<AiAnswer> {
+    return this.answer(endpointId, eventId, 'schema', '', (event) => this.provider.schema(event));
   }
 
-  handler(userId: string, endpointId: string, eventId: string, target: HandlerTarget): Promise<AiAnswer> {
-    return this.answer(
-      userId,
-      endpointId,
-      eventId,
-      'handler',
-      `${target.language}/${target.framework}`,
-      (event) => this.provider.handler(event, target),
+  handler(endpointId: string, eventId: string, target: HandlerTarget): Promise<AiAnswer> {
+    return this.answer(endpointId, eventId, 'handler', `${target.language}/${target.framework}`, (event) =>
+      this.provider.handler(event, target),
     );
   }
 
-  async diagnose(userId: string, endpointId: string, eventId: string): Promise<AiAnswer> {
+  async diagnose(endpointId: string, eventId: string): Promise<AiAnswer> {
     const deliveries = await this.repository.deliveries(eventId);
     const attemptsSeen = deliveries.reduce((count, delivery) => count + delivery.attempts.length, 0);
-    return this.answer(
-      userId,
-      endpointId,
-      eventId,
-      'diagnose',
-      `${deliveries.length}:${attemptsSeen}`,
-      (event) => this.provider.diagnose(event, deliveries),
+    return this.answer(endpointId, eventId, 'diagnose', `${deliveries.length}:${attemptsSeen}`, (event) =>
+      this.provider.diagnose(event, deliveries),
     );
   }
 
   private async answer(
-    userId: string,
     endpointId: string,
     eventId: string,
     operation: Operation,
     parameters: string,
-    ask: (event: NonNullable<Awaited<ReturnType<AiRepository['findOwnedEvent']>>>) => Promise<AiAnswer>,
+    ask: (event: NonNullable<Awaited<ReturnType<AiRepository['findEvent']>>>) => Promise<AiAnswer>,
   ): Promise<AiAnswer> {
-    const event = await this.repository.findOwnedEvent(userId, endpointId, eventId);
+    const event = await this.repository.findEvent(endpointId, eventId);
     if (!event) throw new NotFoundException('event not found');
     const cached = await this.repository.cached(eventId, operation, parameters);
     if (cached) return cached;

@@ -12,6 +12,7 @@ import {
 } from '@nestjs/swagger';
 import { OkDto } from '../auth/dto/auth.dto';
 import { NotForApiKeys } from '../auth/not-for-api-keys.decorator';
+import { Can } from '../access/can.decorator';
 import { type AuthUser, CurrentUser } from '../common/decorators/current-user.decorator';
 import { ResourceIdPipe } from '../common/pipes/resource-id.pipe';
 import { ApiKeysService, MAX_API_KEYS } from './api-keys.service';
@@ -44,6 +45,7 @@ export class ApiKeysController {
   }
 
   @Delete(':kid')
+  @Can('account.manage', 'api_key', 'kid')
   @ApiOperation({ summary: 'Revoke an API key: requests made with it are refused at once' })
   @ApiOkResponse({ type: OkDto })
   @ApiNotFoundResponse({ description: 'No such API key (or it is not yours)' })

@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
-import { ApiKeyRevocations } from './api-key-revocations';
+import { AccessModule } from '../access/access.module';
 import { ApiKeysController } from './api-keys.controller';
 import { ApiKeysService } from './api-keys.service';
 
 @Module({
+  imports: [AccessModule],
   controllers: [ApiKeysController],
-  providers: [ApiKeysService, ApiKeyRevocations],
-  exports: [ApiKeysService, ApiKeyRevocations],
+  providers: [ApiKeysService],
+  exports: [ApiKeysService],
 })
 export class ApiKeysModule {}

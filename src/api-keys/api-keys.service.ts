@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { AuthUser } from '../common/decorators/current-user.decorator';
 import { hashToken } from '../common/token-hash';
 import { User } from '../users/user.entity';
-import { ApiKeyRevocations } from './api-key-revocations';
+import { revoked, Revocations } from '../access/revocations';
 import { ApiKey } from './api-key.entity';
 import type { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyResponseDto } from './dto/api-key.dto';
 
@@ -47,7 +47,7 @@ export class ApiKeysService {
 
   constructor(
     private readonly em: EntityManager,
-    private readonly revocations: ApiKeyRevocations,
+    private readonly revocations: Revocations,
   ) {}
 
   async create(userId: string, input: CreateApiKeyDto): Promise<CreatedApiKeyResponseDto> {
@@ -83,7 +83,7 @@ export class ApiKeysService {
     const deleted = await this.em.fork().nativeDelete(ApiKey, { id: keyId, user: userId });
     if (deleted === 0) throw new NotFoundException('API key not found');
     this.recordedUse.delete(keyId);
-    await this.revocations.announce(keyId);
+    await this.revocations.announce(revoked.apiKey(keyId));
   }
 
   /** The caller a key stands for; 401 when the key is unknown, revoked or expired. */

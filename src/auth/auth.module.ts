@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
+import { AccessModule } from '../access/access.module';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { AccessGuard } from './access.guard';
 import { AuthController } from './auth.controller';
@@ -12,6 +13,7 @@ import { JwtStrategy } from './jwt.strategy';
 
 @Module({
   imports: [
+    AccessModule,
     ApiKeysModule,
     PassportModule,
     JwtSecretModule,

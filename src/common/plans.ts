@@ -4,3 +4,8 @@
  */
 export const PLANS = ['free', 'starter', 'pro', 'team'] as const;
 export type Plan = (typeof PLANS)[number];
+
+/** Whether `plan` includes the features of `needed`. */
+export function planAtLeast(plan: Plan, needed: Plan): boolean {
+  return PLANS.indexOf(plan) >= PLANS.indexOf(needed);
+}

@@ -9,7 +9,7 @@ import {
   ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import { type AuthUser, CurrentUser } from '../common/decorators/current-user.decorator';
+import { Can } from '../access/can.decorator';
 import { ResourceIdPipe } from '../common/pipes/resource-id.pipe';
 import { ReplayService } from './replay.service';
 
@@ -28,6 +28,7 @@ export class ReplayController {
   constructor(private readonly replays: ReplayService) {}
 
   @Post('replay')
+  @Can('endpoint.write', 'endpoint')
   @HttpCode(200)
   @ApiOperation({ summary: "Replay an event to the endpoint's currently active destinations" })
   @ApiOkResponse({ type: ReplayResultDto })
@@ -35,10 +36,9 @@ export class ReplayController {
   @ApiNotFoundResponse({ description: 'No such endpoint or event (or not yours)' })
   @ApiConflictResponse({ description: 'The endpoint has no active destination' })
   replay(
-    @CurrentUser() user: AuthUser,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
     @Param('eId', new ResourceIdPipe('event')) eventId: string,
   ): Promise<ReplayResultDto> {
-    return this.replays.replay(user.id, endpointId, eventId);
+    return this.replays.replay(endpointId, eventId);
   }
 }

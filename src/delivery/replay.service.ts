@@ -19,9 +19,9 @@ export class ReplayService {
   ) {}
 
   /** A new dispatch of the event's original request to the endpoint's currently active destinations. */
-  async replay(userId: string, endpointId: string, eventId: string): Promise<ReplayResult> {
+  async replay(endpointId: string, eventId: string): Promise<ReplayResult> {
     const dispatchId = randomUUID();
-    const deliveryIds = await this.deliveries.createReplay(userId, endpointId, eventId, dispatchId);
+    const deliveryIds = await this.deliveries.createReplay(endpointId, eventId, dispatchId);
     if (deliveryIds === null) throw new NotFoundException('event not found');
     if (deliveryIds.length === 0) {
       throw new ConflictException('the endpoint has no active destination: add or activate one, then replay');

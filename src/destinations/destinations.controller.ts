@@ -10,7 +10,7 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { OkDto } from '../auth/dto/auth.dto';
-import { type AuthUser, CurrentUser } from '../common/decorators/current-user.decorator';
+import { Can } from '../access/can.decorator';
 import { ResourceIdPipe } from '../common/pipes/resource-id.pipe';
 import { DestinationsService } from './destinations.service';
 import { CreateDestinationDto } from './dto/create-destination.dto';
@@ -31,42 +31,43 @@ export class DestinationsController {
   constructor(private readonly destinations: DestinationsService) {}
 
   @Get()
+  @Can('endpoint.read', 'endpoint')
   @ApiOperation({ summary: "List an endpoint's destinations, oldest first" })
   @ApiOkResponse({ type: DestinationListResponseDto })
   @ApiNotFoundResponse({ description: 'No such endpoint (or it is not yours)' })
   async list(
-    @CurrentUser() user: AuthUser,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
   ): Promise<DestinationListResponseDto> {
-    return { destinations: await this.destinations.list(user.id, endpointId) };
+    return { destinations: await this.destinations.list(endpointId) };
   }
 
   @Post()
+  @Can('endpoint.write', 'endpoint')
   @ApiOperation({ summary: 'Add a destination: later events are forwarded to it too' })
   @ApiCreatedResponse({ type: DestinationResponseDto })
   @ApiBadRequestResponse({ description: URL_RULES })
   @ApiNotFoundResponse({ description: 'No such endpoint (or it is not yours)' })
   async create(
-    @CurrentUser() user: AuthUser,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
     @Body() body: CreateDestinationDto,
   ): Promise<DestinationResponseDto> {
-    return { destination: await this.destinations.create(user.id, endpointId, body) };
+    return { destination: await this.destinations.create(endpointId, body) };
   }
 
   @Get(':dId')
+  @Can('endpoint.read', 'endpoint')
   @ApiOperation({ summary: 'Get one destination, with its backlog' })
   @ApiOkResponse({ type: DestinationResponseDto })
   @ApiNotFoundResponse({ description: 'No such endpoint or destination (or not yours)' })
   async get(
-    @CurrentUser() user: AuthUser,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
     @Param('dId', new ResourceIdPipe('destination')) id: string,
   ): Promise<DestinationResponseDto> {
-    return { destination: await this.destinations.get(user.id, endpointId, id) };
+    return { destination: await this.destinations.get(endpointId, id) };
   }
 
   @Patch(':dId')
+  @Can('endpoint.write', 'endpoint')
   @ApiOperation({
     summary:
       'Change a destination: url, secret, is_active, its limits and order, or pause/resume it (only the fields sent)',
@@ -81,24 +82,23 @@ export class DestinationsController {
   @ApiBadRequestResponse({ description: URL_RULES })
   @ApiNotFoundResponse({ description: 'No such endpoint or destination (or not yours)' })
   async update(
-    @CurrentUser() user: AuthUser,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
     @Param('dId', new ResourceIdPipe('destination')) id: string,
     @Body() body: UpdateDestinationDto,
   ): Promise<DestinationResponseDto> {
-    return { destination: await this.destinations.update(user.id, endpointId, id, body) };
+    return { destination: await this.destinations.update(endpointId, id, body) };
   }
 
   @Delete(':dId')
+  @Can('endpoint.write', 'endpoint')
   @ApiOperation({ summary: 'Remove a destination; deliveries already made or in flight are unaffected' })
   @ApiOkResponse({ type: OkDto })
   @ApiNotFoundResponse({ description: 'No such endpoint or destination (or not yours)' })
   async remove(
-    @CurrentUser() user: AuthUser,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
     @Param('dId', new ResourceIdPipe('destination')) id: string,
   ): Promise<OkDto> {
-    await this.destinations.remove(user.id, endpointId, id);
+    await this.destinations.remove(endpointId, id);
     return { ok: true };
   }
 }

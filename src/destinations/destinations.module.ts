@@ -1,12 +1,11 @@
 import { Module } from '@nestjs/common';
 import { DeliveryModule } from '../delivery/delivery.module';
-import { EndpointsModule } from '../endpoints/endpoints.module';
 import { DestinationsController } from './destinations.controller';
 import { DestinationsRepository } from './destinations.repository';
 import { DestinationsService } from './destinations.service';
 
 @Module({
-  imports: [EndpointsModule, DeliveryModule],
+  imports: [DeliveryModule],
   controllers: [DestinationsController],
   providers: [DestinationsService, DestinationsRepository],
 })

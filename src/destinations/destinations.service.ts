@@ -3,7 +3,6 @@ import { ConfigService } from '@nestjs/config';
 import { assertPublicHost } from '../common/network/private-address';
 import type { Environment } from '../config/environment';
 import type { Destination, FlowControl } from './destination.entity';
-import { EndpointsService } from '../endpoints/endpoints.service';
 import { DestinationBacklogs } from '../delivery/destination-backlogs.service';
 import { HeldDeliveries } from '../delivery/held-deliveries.service';
 import type { SecretBox } from '../secrets/secret-box';
@@ -36,7 +35,6 @@ export class DestinationsService {
 
   constructor(
     private readonly destinations: DestinationsRepository,
-    private readonly endpoints: EndpointsService,
     private readonly backlogs: DestinationBacklogs,
     private readonly held: HeldDeliveries,
     @Inject(SECRET_BOX) private readonly secrets: SecretBox,
@@ -45,8 +43,7 @@ export class DestinationsService {
     this.allowPrivateNetworks = config.get('DELIVERY_ALLOW_PRIVATE_NETWORKS', { infer: true });
   }
 
-  async list(userId: string, endpointId: string): Promise<DestinationDto[]> {
-    await this.endpoints.assertOwned(userId, endpointId);
+  async list(endpointId: string): Promise<DestinationDto[]> {
     return toDestinationDtos(
       await this.destinations.listForEndpoint(endpointId),
       this.backlogs,
@@ -54,13 +51,11 @@ export class DestinationsService {
     );
   }
 
-  async get(userId: string, endpointId: string, id: string): Promise<DestinationDto> {
-    await this.endpoints.assertOwned(userId, endpointId);
+  async get(endpointId: string, id: string): Promise<DestinationDto> {
     return this.present(await this.findInEndpoint(endpointId, id));
   }
 
-  async create(userId: string, endpointId: string, input: CreateDestinationDto): Promise<DestinationDto> {
-    await this.endpoints.assertOwned(userId, endpointId);
+  async create(endpointId: string, input: CreateDestinationDto): Promise<DestinationDto> {
     assertPublicHost(input.url, 'url', this.allowPrivateNetworks);
     return this.present(
       await this.destinations.create(endpointId, {
@@ -74,13 +69,7 @@ export class DestinationsService {
   }
 
   /** Changes only the fields sent. */
-  async update(
-    userId: string,
-    endpointId: string,
-    id: string,
-    changes: UpdateDestinationDto,
-  ): Promise<DestinationDto> {
-    await this.endpoints.assertOwned(userId, endpointId);
+  async update(endpointId: string, id: string, changes: UpdateDestinationDto): Promise<DestinationDto> {
     const destination = await this.findInEndpoint(endpointId, id);
     if (changes.url !== undefined) {
       assertPublicHost(changes.url, 'url', this.allowPrivateNetworks);
@@ -111,8 +100,7 @@ export class DestinationsService {
     return this.present(destination);
   }
 
-  async remove(userId: string, endpointId: string, id: string): Promise<void> {
-    await this.endpoints.assertOwned(userId, endpointId);
+  async remove(endpointId: string, id: string): Promise<void> {
     if (!(await this.destinations.deleteInEndpoint(endpointId, id)))
       throw new NotFoundException(DESTINATION_NOT_FOUND);
   }

@@ -32,13 +32,24 @@ export class Endpoint {
     | 'inboundAuth'
     | 'inboundAuthSecret'
     | 'dedup'
-    | 'rulesVersion';
+    | 'rulesVersion'
+    | 'teamId'
+    | 'retentionDays';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
 
+  /** Its creator; outside a team (`teamId` null), its owner, the only one who may reach it. */
   @ManyToOne(() => User, { deleteRule: 'cascade' })
   user!: User;
+
+  /** The team it belongs to, whose members reach it by their role (src/access); null: its user's own. */
+  @Property({ type: 'uuid', nullable: true })
+  teamId: string | null = null;
+
+  /** Days its events are kept, when shorter than its plan's (RETENTION_DAYS); null: the plan's. */
+  @Property({ type: 'integer', nullable: true })
+  retentionDays: number | null = null;
 
   @Property({ type: 'text' })
   name!: string;

@@ -1,3 +1,4 @@
+import type { Role } from '../access/roles';
 import type { DestinationBacklogs } from '../delivery/destination-backlogs.service';
 import { toDestinationDtos } from '../destinations/destination.presenter';
 import { maskSecret } from '../ingest/ingest-rules';
@@ -31,10 +32,18 @@ function presentRules(
 }
 
 /** The API shape of an endpoint (spec §2, snake_case), with its capture URL and ingest rules. */
-export function toEndpointDto(endpoint: Endpoint, siteUrl: string, secrets: SecretBox): EndpointDto {
+export function toEndpointDto(
+  endpoint: Endpoint,
+  role: Role,
+  siteUrl: string,
+  secrets: SecretBox,
+): EndpointDto {
   return {
     id: endpoint.id,
     user_id: endpoint.user.id,
+    team_id: endpoint.teamId,
+    role,
+    retention_days: endpoint.retentionDays,
     name: endpoint.name,
     public_token: endpoint.publicToken,
     capture_url: captureUrl(siteUrl, endpoint.publicToken),
@@ -48,12 +57,13 @@ export function toEndpointDto(endpoint: Endpoint, siteUrl: string, secrets: Secr
 /** The endpoint with its destinations (loaded, oldest first), as GET /api/endpoints/:id answers. */
 export async function toEndpointWithDestinationsDto(
   endpoint: Endpoint,
+  role: Role,
   siteUrl: string,
   backlogs: DestinationBacklogs,
   secrets: SecretBox,
 ): Promise<EndpointWithDestinationsDto> {
   return {
-    ...toEndpointDto(endpoint, siteUrl, secrets),
+    ...toEndpointDto(endpoint, role, siteUrl, secrets),
     destinations: await toDestinationDtos(endpoint.destinations.getItems(), backlogs, secrets),
   };
 }

@@ -1,14 +1,14 @@
 import { Module } from '@nestjs/common';
+import { AccessModule } from '../access/access.module';
 import { DeliveryModule } from '../delivery/delivery.module';
 import { EndpointsController } from './endpoints.controller';
 import { EndpointsRepository } from './endpoints.repository';
 import { EndpointsService } from './endpoints.service';
 
-/** Endpoints of a user; exports the ownership check its sub-resources (destinations, events) use. */
+/** Endpoints: a user's own and their teams'. */
 @Module({
-  imports: [DeliveryModule],
+  imports: [AccessModule, DeliveryModule],
   controllers: [EndpointsController],
   providers: [EndpointsService, EndpointsRepository],
-  exports: [EndpointsService],
 })
 export class EndpointsModule {}

@@ -3,37 +3,44 @@ import { Injectable } from '@nestjs/common';
 import { User } from '../users/user.entity';
 import { Endpoint } from './endpoint.entity';
 
-/** Every query of the endpoint aggregate, each scoped by its owner. */
+/**
+ * Every query of the endpoint aggregate. Who may reach an endpoint is decided before these run, by the
+ * access component (src/access), so they take the endpoint's id alone.
+ */
 @Injectable()
 export class EndpointsRepository {
   constructor(private readonly em: EntityManager) {}
 
-  /** Newest first. */
-  listOwned(userId: string): Promise<Endpoint[]> {
-    return this.em.find(Endpoint, { user: userId }, { orderBy: { createdAt: 'desc', id: 'desc' } });
+  /** The user's own endpoints (outside teams) and those of the teams given, newest first. */
+  listReadable(userId: string, teamIds: string[]): Promise<Endpoint[]> {
+    return this.em.find(
+      Endpoint,
+      { $or: [{ teamId: null, user: userId }, { teamId: { $in: teamIds } }] },
+      { orderBy: { createdAt: 'desc', id: 'desc' } },
+    );
   }
 
-  findOwned(userId: string, id: string): Promise<Endpoint | null> {
-    return this.em.findOne(Endpoint, { id, user: userId });
+  find(id: string): Promise<Endpoint | null> {
+    return this.em.findOne(Endpoint, { id });
   }
 
   /** The endpoint with its destinations, oldest destination first. */
-  findOwnedWithDestinations(userId: string, id: string): Promise<Endpoint | null> {
+  findWithDestinations(id: string): Promise<Endpoint | null> {
     return this.em.findOne(
       Endpoint,
-      { id, user: userId },
+      { id },
       { populate: ['destinations'], orderBy: { destinations: { createdAt: 'asc', id: 'asc' } } },
     );
   }
 
-  /** Whether the endpoint exists and belongs to the user, without loading it. */
-  async isOwned(userId: string, id: string): Promise<boolean> {
-    return (await this.em.count(Endpoint, { id, user: userId })) > 0;
+  /** A new endpoint, written by the next `save`. */
+  build(userId: string, name: string, teamId: string | null): Endpoint {
+    return this.em.create(Endpoint, { user: this.em.getReference(User, userId), name, teamId });
   }
 
-  /** A new endpoint, written by the next `save`. */
-  build(userId: string, name: string): Endpoint {
-    return this.em.create(Endpoint, { user: this.em.getReference(User, userId), name });
+  /** The user as a reference, to make them an endpoint's owner. */
+  userReference(userId: string): User {
+    return this.em.getReference(User, userId);
   }
 
   /** Writes the endpoints built and the changes made to loaded ones. */
@@ -42,7 +49,7 @@ export class EndpointsRepository {
   }
 
   /** Deletes the endpoint; its destinations, events and deliveries go with it (foreign keys cascade). */
-  async deleteOwned(userId: string, id: string): Promise<boolean> {
-    return (await this.em.nativeDelete(Endpoint, { id, user: userId })) > 0;
+  async delete(id: string): Promise<boolean> {
+    return (await this.em.nativeDelete(Endpoint, { id })) > 0;
   }
 }

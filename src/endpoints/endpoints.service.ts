@@ -1,5 +1,10 @@
 import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import type { Grant } from '../access/access.repository';
+import { AccessService, NOT_FOUND } from '../access/access.service';
+import { revoked, Revocations } from '../access/revocations';
+import type { Role } from '../access/roles';
+import type { AuthUser } from '../common/decorators/current-user.decorator';
 import type { Environment } from '../config/environment';
 import { DestinationBacklogs } from '../delivery/destination-backlogs.service';
 import type { SecretBox } from '../secrets/secret-box';
@@ -20,15 +25,20 @@ import {
 } from '../ingest/ingest-rules';
 import { EndpointsRepository } from './endpoints.repository';
 
-export const ENDPOINT_NOT_FOUND = 'endpoint not found';
+export const ENDPOINT_NOT_FOUND = NOT_FOUND.endpoint;
 
-/** Endpoints of one user: another user's endpoint is answered exactly like a missing one (404). */
+/**
+ * Endpoints: one's own and one's teams'. Routes that name an endpoint reach these methods only once the
+ * access guard has found the caller's grant on it (src/access); another's endpoint is a 404 there.
+ */
 @Injectable()
 export class EndpointsService {
   private readonly siteUrl: string;
 
   constructor(
     private readonly endpoints: EndpointsRepository,
+    private readonly access: AccessService,
+    private readonly revocations: Revocations,
     private readonly backlogs: DestinationBacklogs,
     @Inject(SECRET_BOX) private readonly secrets: SecretBox,
     config: ConfigService<Environment, true>,
@@ -36,34 +46,75 @@ export class EndpointsService {
     this.siteUrl = config.get('siteUrl', { infer: true });
   }
 
-  async list(userId: string): Promise<EndpointDto[]> {
-    const endpoints = await this.endpoints.listOwned(userId);
-    return endpoints.map((endpoint) => toEndpointDto(endpoint, this.siteUrl, this.secrets));
+  /** The caller's own endpoints and their teams', newest first, each with the caller's role. */
+  async list(caller: AuthUser): Promise<EndpointDto[]> {
+    const teamRoles = await this.access.teamRoles(caller.id);
+    const endpoints = await this.endpoints.listReadable(caller.id, [...teamRoles.keys()]);
+    return endpoints.map((endpoint) =>
+      this.present(endpoint, endpoint.teamId === null ? 'owner' : teamRoles.get(endpoint.teamId)!),
+    );
   }
 
-  async create(userId: string, input: CreateEndpointDto): Promise<EndpointDto> {
-    const endpoint = this.endpoints.build(userId, input.name);
+  /** In `team_id` (the caller must be a member or above there: 404 when not in it, 403 as a viewer). */
+  async create(caller: AuthUser, input: CreateEndpointDto): Promise<EndpointDto> {
+    const teamId = input.team_id ?? null;
+    const role = teamId === null ? 'owner' : (await this.joinable(caller, teamId)).role;
+    const endpoint = this.endpoints.build(caller.id, input.name, teamId);
+    if (input.retention_days !== undefined) endpoint.retentionDays = input.retention_days;
     this.applyRules(endpoint, input);
     await this.endpoints.save();
-    return toEndpointDto(endpoint, this.siteUrl, this.secrets);
+    return this.present(endpoint, role);
   }
 
-  async get(userId: string, id: string): Promise<EndpointWithDestinationsDto> {
-    const endpoint = await this.endpoints.findOwnedWithDestinations(userId, id);
+  async get(grant: Grant, id: string): Promise<EndpointWithDestinationsDto> {
+    const endpoint = await this.endpoints.findWithDestinations(id);
     if (!endpoint) throw new NotFoundException(ENDPOINT_NOT_FOUND);
-    return toEndpointWithDestinationsDto(endpoint, this.siteUrl, this.backlogs, this.secrets);
+    return toEndpointWithDestinationsDto(endpoint, grant.role, this.siteUrl, this.backlogs, this.secrets);
   }
 
   /** Changes only the fields sent; `metadata` and each ingest rule sent are replaced as a whole. */
-  async update(userId: string, id: string, changes: UpdateEndpointDto): Promise<EndpointDto> {
-    const endpoint = await this.endpoints.findOwned(userId, id);
+  async update(caller: AuthUser, grant: Grant, id: string, changes: UpdateEndpointDto): Promise<EndpointDto> {
+    const endpoint = await this.endpoints.find(id);
     if (!endpoint) throw new NotFoundException(ENDPOINT_NOT_FOUND);
+    const teamBefore = endpoint.teamId;
+    const role =
+      changes.team_id === undefined ? grant.role : await this.move(caller, grant, endpoint, changes.team_id);
     if (changes.name !== undefined) endpoint.name = changes.name;
     if (changes.is_active !== undefined) endpoint.isActive = changes.is_active;
     if (changes.metadata !== undefined) endpoint.metadata = changes.metadata;
+    if (changes.retention_days !== undefined) endpoint.retentionDays = changes.retention_days;
     this.applyRules(endpoint, changes);
     await this.endpoints.save();
-    return toEndpointDto(endpoint, this.siteUrl, this.secrets);
+    // Its live streams end, and reconnect only where the new owner or team lets them.
+    if (endpoint.teamId !== teamBefore) await this.revocations.announce(revoked.endpoint(id));
+    return this.present(endpoint, role);
+  }
+
+  /**
+   * Moves the endpoint into `teamId` (the caller a member or above there) or, with null, to the caller's
+   * own endpoints; taking it out of its team needs an admin of that team. Answers the caller's new role.
+   */
+  private async move(
+    caller: AuthUser,
+    grant: Grant,
+    endpoint: Endpoint,
+    teamId: string | null,
+  ): Promise<Role> {
+    if (teamId === endpoint.teamId) return grant.role;
+    if (endpoint.teamId !== null) await this.access.require(caller, 'team.manage', 'team', endpoint.teamId);
+    const role = teamId === null ? 'owner' : (await this.joinable(caller, teamId)).role;
+    endpoint.teamId = teamId;
+    if (teamId === null) endpoint.user = this.endpoints.userReference(caller.id);
+    return role;
+  }
+
+  /** The caller's grant on a team they may add endpoints to. */
+  private joinable(caller: AuthUser, teamId: string): Promise<Grant> {
+    return this.access.require(caller, 'endpoint.write', 'team', teamId);
+  }
+
+  private present(endpoint: Endpoint, role: Role): EndpointDto {
+    return toEndpointDto(endpoint, role, this.siteUrl, this.secrets);
   }
 
   /**
@@ -108,12 +159,7 @@ export class EndpointsService {
     return stored;
   }
 
-  async remove(userId: string, id: string): Promise<void> {
-    if (!(await this.endpoints.deleteOwned(userId, id))) throw new NotFoundException(ENDPOINT_NOT_FOUND);
-  }
-
-  /** For the endpoint's sub-resources (destinations, events): 404 unless the endpoint is the user's. */
-  async assertOwned(userId: string, id: string): Promise<void> {
-    if (!(await this.endpoints.isOwned(userId, id))) throw new NotFoundException(ENDPOINT_NOT_FOUND);
+  async remove(id: string): Promise<void> {
+    if (!(await this.endpoints.delete(id))) throw new NotFoundException(ENDPOINT_NOT_FOUND);
   }
 }

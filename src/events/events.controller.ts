@@ -8,7 +8,7 @@ import {
   ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import { type AuthUser, CurrentUser } from '../common/decorators/current-user.decorator';
+import { Can } from '../access/can.decorator';
 import { ResourceIdPipe } from '../common/pipes/resource-id.pipe';
 import { DeliveryListResponseDto, EventListResponseDto, EventResponseDto } from './dto/event.dto';
 import { ListEventsQuery } from './dto/list-events.query';
@@ -23,6 +23,7 @@ export class EventsController {
   constructor(private readonly events: EventsService) {}
 
   @Get()
+  @Can('endpoint.read', 'endpoint')
   @ApiOperation({ summary: "List an endpoint's captured events, newest first, with filters and pages" })
   @ApiOkResponse({ type: EventListResponseDto })
   @ApiBadRequestResponse({
@@ -30,63 +31,62 @@ export class EventsController {
   })
   @ApiNotFoundResponse({ description: 'No such endpoint (or it is not yours)' })
   list(
-    @CurrentUser() user: AuthUser,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
     @Query() query: ListEventsQuery,
   ): Promise<EventListResponseDto> {
-    return this.events.list(user.id, endpointId, query);
+    return this.events.list(endpointId, query);
   }
 
   @Get(':eId')
+  @Can('endpoint.read', 'endpoint')
   @ApiOperation({ summary: 'Get one captured event with its deliveries' })
   @ApiOkResponse({ type: EventResponseDto })
   @ApiNotFoundResponse({ description: 'No such endpoint or event (or not yours)' })
   async get(
-    @CurrentUser() user: AuthUser,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
     @Param('eId', new ResourceIdPipe('event')) eventId: string,
   ): Promise<EventResponseDto> {
-    return { event: await this.events.get(user.id, endpointId, eventId) };
+    return { event: await this.events.get(endpointId, eventId) };
   }
 
   @Get(':eId/deliveries')
+  @Can('endpoint.read', 'endpoint')
   @ApiOperation({ summary: "List an event's deliveries (one per destination and dispatch), newest first" })
   @ApiOkResponse({ type: DeliveryListResponseDto })
   @ApiNotFoundResponse({ description: 'No such endpoint or event (or not yours)' })
   async deliveries(
-    @CurrentUser() user: AuthUser,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
     @Param('eId', new ResourceIdPipe('event')) eventId: string,
   ): Promise<DeliveryListResponseDto> {
-    return { deliveries: await this.events.listDeliveries(user.id, endpointId, eventId) };
+    return { deliveries: await this.events.listDeliveries(endpointId, eventId) };
   }
 
   @Get(':eId/routing')
+  @Can('endpoint.read', 'endpoint')
   @ApiOperation({
     summary: 'Which destinations the event would be delivered to if it were captured now, and why not',
   })
   @ApiOkResponse({ type: EventRoutingResponseDto })
   @ApiNotFoundResponse({ description: 'No such endpoint or event (or not yours)' })
   routing(
-    @CurrentUser() user: AuthUser,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
     @Param('eId', new ResourceIdPipe('event')) eventId: string,
   ): Promise<EventRoutingResponseDto> {
-    return this.events.routing(user.id, endpointId, eventId);
+    return this.events.routing(endpointId, eventId);
   }
 
   @Post(':eId/filter-test')
+  @Can('endpoint.read', 'endpoint')
   @HttpCode(200)
   @ApiOperation({ summary: 'Try a destination filter on the event (nothing is saved or sent)' })
   @ApiOkResponse({ type: FilterVerdictDto })
   @ApiBadRequestResponse({ description: 'The filter is not a valid rule (the message names its path)' })
   @ApiNotFoundResponse({ description: 'No such endpoint or event (or not yours)' })
   testFilter(
-    @CurrentUser() user: AuthUser,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
     @Param('eId', new ResourceIdPipe('event')) eventId: string,
     @Body() body: TestFilterDto,
   ): Promise<FilterVerdictDto> {
-    return this.events.testFilter(user.id, endpointId, eventId, body.filter);
+    return this.events.testFilter(endpointId, eventId, body.filter);
   }
 }

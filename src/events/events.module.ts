@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { DeliveryModule } from '../delivery/delivery.module';
-import { EndpointsModule } from '../endpoints/endpoints.module';
 import { CaptureWriter, captureRepositoryProvider } from './capture/capture-writer';
 import { CaptureRulesCache } from './capture/capture-rules.cache';
 import { CaptureService } from './capture/capture.service';
@@ -13,7 +12,7 @@ import { EventsService } from './events.service';
  * server before Fastify (CaptureEdge, set up by the app factory), which calls CaptureService.
  */
 @Module({
-  imports: [EndpointsModule, DeliveryModule],
+  imports: [DeliveryModule],
   controllers: [EventsController],
   providers: [
     EventsService,

@@ -1,5 +1,4 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
-import { EndpointsService } from '../endpoints/endpoints.service';
 import type { DeliveryDto, EventListResponseDto, EventWithDeliveriesDto } from './dto/event.dto';
 import { eventFiltersOf, type ListEventsQuery } from './dto/list-events.query';
 import { toDeliveryDto, toEventDto } from './event.presenter';
@@ -12,14 +11,10 @@ const EVENT_NOT_FOUND = 'event not found';
 /** Captured events of a user's endpoint. */
 @Injectable()
 export class EventsService {
-  constructor(
-    private readonly events: EventsRepository,
-    private readonly endpoints: EndpointsService,
-  ) {}
+  constructor(private readonly events: EventsRepository) {}
 
   /** Newest first; `pages` is ceil(total / limit), 0 when nothing matches; a page past the end is empty. */
-  async list(userId: string, endpointId: string, query: ListEventsQuery): Promise<EventListResponseDto> {
-    await this.endpoints.assertOwned(userId, endpointId);
+  async list(endpointId: string, query: ListEventsQuery): Promise<EventListResponseDto> {
     const { rows, total, capped } = await this.events.listPage(
       endpointId,
       { ...eventFiltersOf(query), verification: query.verification },
@@ -38,22 +33,21 @@ export class EventsService {
     };
   }
 
-  async get(userId: string, endpointId: string, eventId: string): Promise<EventWithDeliveriesDto> {
-    const event = await this.findOwned(userId, endpointId, eventId);
+  async get(endpointId: string, eventId: string): Promise<EventWithDeliveriesDto> {
+    const event = await this.findOwned(endpointId, eventId);
     const deliveries = await this.events.listDeliveries(eventId);
     return { ...toEventDto(event), deliveries: deliveries.map(toDeliveryDto) };
   }
 
-  async listDeliveries(userId: string, endpointId: string, eventId: string): Promise<DeliveryDto[]> {
-    await this.endpoints.assertOwned(userId, endpointId);
+  async listDeliveries(endpointId: string, eventId: string): Promise<DeliveryDto[]> {
     if (!(await this.events.existsInEndpoint(endpointId, eventId)))
       throw new NotFoundException(EVENT_NOT_FOUND);
     return (await this.events.listDeliveries(eventId)).map(toDeliveryDto);
   }
 
-  async routing(userId: string, endpointId: string, eventId: string): Promise<EventRoutingResponseDto> {
+  async routing(endpointId: string, eventId: string): Promise<EventRoutingResponseDto> {
     const [event, destinations, enforced] = await Promise.all([
-      this.findOwned(userId, endpointId, eventId),
+      this.findOwned(endpointId, eventId),
       this.events.listRoutes(endpointId),
       this.events.enforcesVerification(endpointId),
     ]);
@@ -73,17 +67,15 @@ export class EventsService {
   }
 
   async testFilter(
-    userId: string,
     endpointId: string,
     eventId: string,
     filter: FilterRule | null,
   ): Promise<FilterVerdictDto> {
-    const event = await this.findOwned(userId, endpointId, eventId);
+    const event = await this.findOwned(endpointId, eventId);
     return filter === null ? { matches: true, reason: null } : evaluateFilter(filter, filterSubjectOf(event));
   }
 
-  private async findOwned(userId: string, endpointId: string, eventId: string): Promise<EventRow> {
-    await this.endpoints.assertOwned(userId, endpointId);
+  private async findOwned(endpointId: string, eventId: string): Promise<EventRow> {
     const event = await this.events.findInEndpoint(endpointId, eventId);
     if (!event) throw new NotFoundException(EVENT_NOT_FOUND);
     return event;

@@ -1,3 +1,4 @@
+import { ENDPOINT_ACCOUNT_HOLDER } from '../access/access-sql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable, Logger } from '@nestjs/common';
 import type { FailureKind } from '../delivery/delivery-sender';
@@ -100,7 +101,7 @@ const COUNT_FAILURES_SQL = `
                            else d.paused_reason end
     from locked l where d.id = l.id
     returning d.id, d.endpoint_id, d.url, d.paused_reason, d.auto_pause_after, (d.paused and not l.was_paused) as auto_paused)
-  select c.*, ep.user_id from counted c join endpoints ep on ep.id = c.endpoint_id where c.auto_paused`;
+  select c.*, ${ENDPOINT_ACCOUNT_HOLDER} as user_id from counted c join endpoints ep on ep.id = c.endpoint_id where c.auto_paused`;
 
 /** Each destination's attempts of the batch: did it deliver, and which failures came after its last success. */
 function byDestination(attempts: readonly TrackedAttempt[]): DestinationAttempts[] {

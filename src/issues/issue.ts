@@ -1,3 +1,4 @@
+import { ENDPOINT_ACCOUNT_HOLDER } from '../access/access-sql';
 import type { FailureKind } from '../delivery/delivery-sender';
 
 export const ISSUE_STATUSES = ['open', 'acknowledged', 'resolved'] as const;
@@ -23,7 +24,7 @@ export interface Issue {
 }
 
 /** The columns every query of issues reads, from `issues i` joined to its destination and endpoint. */
-export const ISSUE_COLUMNS = `i.id, i.endpoint_id, ep.user_id, i.destination_id, dest.url as destination_url,
+export const ISSUE_COLUMNS = `i.id, i.endpoint_id, ${ENDPOINT_ACCOUNT_HOLDER} as user_id, i.destination_id, dest.url as destination_url,
   i.kind, i.summary, i.status, i.failure_count, i.first_seen_at, i.last_seen_at, i.last_event_id, i.resolved_at`;
 
 /** The joins ISSUE_COLUMNS needs, after `from issues i` (or a CTE aliased `i`). */

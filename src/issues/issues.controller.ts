@@ -9,6 +9,9 @@ import {
   ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
+import type { Grant } from '../access/access.repository';
+import { Can } from '../access/can.decorator';
+import { CurrentGrant } from '../access/current-grant.decorator';
 import { type AuthUser, CurrentUser } from '../common/decorators/current-user.decorator';
 import { ResourceIdPipe } from '../common/pipes/resource-id.pipe';
 import { IssueDetailResponseDto, IssueListResponseDto, IssueResponseDto } from './dto/issue.dto';
@@ -25,7 +28,8 @@ export class IssuesController {
 
   @Get()
   @ApiOperation({
-    summary: "Your destinations' issues (failures grouped by kind), the most recently failing first",
+    summary:
+      "Your and your teams' destinations' issues (failures grouped by kind), the most recently failing first",
   })
   @ApiOkResponse({ type: IssueListResponseDto })
   @ApiBadRequestResponse({
@@ -39,19 +43,21 @@ export class IssuesController {
   }
 
   @Get(':iid')
+  @Can('endpoint.read', 'issue', 'iid')
   @ApiOperation({
     summary: 'One issue, with the AI diagnosis of its latest failed delivery (plan starter and above)',
   })
   @ApiOkResponse({ type: IssueDetailResponseDto })
-  @ApiNotFoundResponse({ description: 'No such issue (or it is not yours)' })
+  @ApiNotFoundResponse({ description: "No such issue (or not yours, nor your team's)" })
   async get(
-    @CurrentUser() user: AuthUser,
+    @CurrentGrant() grant: Grant,
     @Param('iid', new ResourceIdPipe('issue')) id: string,
   ): Promise<IssueDetailResponseDto> {
-    return { issue: await this.issues.get(user.id, id) };
+    return { issue: await this.issues.get(grant, id) };
   }
 
   @Patch(':iid')
+  @Can('endpoint.write', 'issue', 'iid')
   @ApiOperation({
     summary: 'Acknowledge an issue, set it open again, or resolve it by hand',
     description:
@@ -60,13 +66,12 @@ export class IssuesController {
   })
   @ApiOkResponse({ type: IssueResponseDto })
   @ApiBadRequestResponse({ description: 'status is not open, acknowledged or resolved' })
-  @ApiNotFoundResponse({ description: 'No such issue (or it is not yours)' })
+  @ApiNotFoundResponse({ description: "No such issue (or not yours, nor your team's)" })
   @ApiConflictResponse({ description: 'The issue is resolved: it cannot be opened or acknowledged again' })
   async update(
-    @CurrentUser() user: AuthUser,
     @Param('iid', new ResourceIdPipe('issue')) id: string,
     @Body() body: UpdateIssueDto,
   ): Promise<IssueResponseDto> {
-    return { issue: await this.issues.setStatus(user.id, id, body.status) };
+    return { issue: await this.issues.setStatus(id, body.status) };
   }
 }

@@ -1,12 +1,15 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
-import type { Plan } from '../common/plans';
+import { READABLE_ENDPOINT } from '../access/access-sql';
 import { ISSUE_COLUMNS, ISSUE_JOINS, type Issue, type IssueRow, type IssueStatus, issueOf } from './issue';
 
 /** The most issues a list answers (the most recently failing). */
 export const ISSUE_LIST_LIMIT = 500;
 
-/** The API's queries of issues, each scoped by the endpoint's owner (another user's issue is not found). */
+/**
+ * The API's queries of issues. A list shows the issues of the endpoints the user may read; a route that
+ * names an issue reaches these only once the access guard has found the caller's grant on it.
+ */
 @Injectable()
 export class IssuesRepository {
   constructor(private readonly em: EntityManager) {}
@@ -15,13 +18,17 @@ export class IssuesRepository {
     return this.em.getKnex();
   }
 
-  /** The owner's issues, the most recently failing first. */
-  async listOwned(userId: string, filters: { status?: IssueStatus; endpointId?: string }): Promise<Issue[]> {
+  /** The issues of the endpoints the user may read, the most recently failing first. */
+  async listReadable(
+    userId: string,
+    filters: { status?: IssueStatus; endpointId?: string },
+  ): Promise<Issue[]> {
     const { rows } = await this.knex.raw<{ rows: IssueRow[] }>(
       `select ${ISSUE_COLUMNS} from issues i ${ISSUE_JOINS}
-       where ep.user_id = ? and (?::text is null or i.status = ?) and (?::uuid is null or i.endpoint_id = ?)
+       where ${READABLE_ENDPOINT} and (?::text is null or i.status = ?) and (?::uuid is null or i.endpoint_id = ?)
        order by i.last_seen_at desc, i.id limit ?`,
       [
+        userId,
         userId,
         filters.status ?? null,
         filters.status ?? null,
@@ -33,34 +40,24 @@ export class IssuesRepository {
     return rows.map(issueOf);
   }
 
-  async findOwned(userId: string, id: string): Promise<Issue | null> {
+  async find(id: string): Promise<Issue | null> {
     const { rows } = await this.knex.raw<{ rows: IssueRow[] }>(
-      `select ${ISSUE_COLUMNS} from issues i ${ISSUE_JOINS} where i.id = ? and ep.user_id = ?`,
-      [id, userId],
+      `select ${ISSUE_COLUMNS} from issues i ${ISSUE_JOINS} where i.id = ?`,
+      [id],
     );
     return rows[0] ? issueOf(rows[0]) : null;
   }
 
   /**
-   * Sets the status of the owner's issue unless it is resolved already (a resolved issue stays so: the next
-   * failure of its kind opens a new one). Answers the issue as it is now, or null when it is not the owner's.
+   * Sets the status of the issue unless it is resolved already (a resolved issue stays so: the next failure
+   * of its kind opens a new one). Answers the issue as it is now, or null when it is gone.
    */
-  async setStatus(userId: string, id: string, status: IssueStatus): Promise<Issue | null> {
+  async setStatus(id: string, status: IssueStatus): Promise<Issue | null> {
     await this.knex.raw(
-      `update issues i set status = ?, resolved_at = case when ? = 'resolved' then now() else null end
-       from endpoints ep
-       where i.id = ? and ep.id = i.endpoint_id and ep.user_id = ? and i.status <> 'resolved'
-         and i.status <> ?`,
-      [status, status, id, userId, status],
+      `update issues set status = ?, resolved_at = case when ? = 'resolved' then now() else null end
+       where id = ? and status <> 'resolved' and status <> ?`,
+      [status, status, id, status],
     );
-    return this.findOwned(userId, id);
-  }
-
-  /** The user's plan as it is now (a plan change applies at once, as for the plan guard). */
-  async planOf(userId: string): Promise<Plan | null> {
-    const { rows } = await this.knex.raw<{ rows: { plan: Plan }[] }>(`select plan from users where id = ?`, [
-      userId,
-    ]);
-    return rows[0]?.plan ?? null;
+    return this.find(id);
   }
 }

@@ -1,3 +1,4 @@
+import { ENDPOINT_ACCOUNT_HOLDER } from '../access/access-sql';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 
@@ -62,7 +63,7 @@ export class AlertsRepository {
        from dead_letter_alerts a
        join events e on e.id = a.event_id
        join endpoints ep on ep.id = a.endpoint_id
-       join users u on u.id = ep.user_id
+       join users u on u.id = ${ENDPOINT_ACCOUNT_HOLDER}
        where a.endpoint_id = ? and a.sent_at is null
        order by a.created_at`,
       [endpointId],

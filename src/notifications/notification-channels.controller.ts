@@ -11,6 +11,7 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { OkDto } from '../auth/dto/auth.dto';
+import { Can } from '../access/can.decorator';
 import { type AuthUser, CurrentUser } from '../common/decorators/current-user.decorator';
 import { ResourceIdPipe } from '../common/pipes/resource-id.pipe';
 import {
@@ -51,6 +52,7 @@ export class NotificationChannelsController {
   }
 
   @Delete(':cid')
+  @Can('account.manage', 'notification_channel', 'cid')
   @ApiOperation({ summary: 'Delete a notification channel; what was waiting for it is dropped' })
   @ApiOkResponse({ type: OkDto })
   @ApiNotFoundResponse({ description: 'No such notification channel (or it is not yours)' })
@@ -63,6 +65,7 @@ export class NotificationChannelsController {
   }
 
   @Post(':cid/test')
+  @Can('account.manage', 'notification_channel', 'cid')
   @HttpCode(200)
   @ApiOperation({
     summary:

@@ -10,6 +10,9 @@ import {
   ApiOkResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Grant } from '../access/access.repository';
+import { Can } from '../access/can.decorator';
+import { CurrentGrant } from '../access/current-grant.decorator';
 import { type AuthUser, CurrentUser } from '../common/decorators/current-user.decorator';
 import { ResourceIdPipe } from '../common/pipes/resource-id.pipe';
 import { EventStreamGateway } from './event-stream.gateway';
@@ -26,6 +29,7 @@ export class EventStreamController {
    * (changes are kept 10 minutes). A `: heartbeat` comment every 15 s keeps proxies from closing it.
    */
   @Get()
+  @Can('endpoint.read', 'endpoint')
   @ApiOperation({
     summary: "Live stream (Server-Sent Events) of the endpoint's new events and status changes",
   })
@@ -39,11 +43,12 @@ export class EventStreamController {
   @ApiNotFoundResponse({ description: 'No such endpoint (or not yours)' })
   async stream(
     @CurrentUser() user: AuthUser,
+    @CurrentGrant() grant: Grant,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
     @Headers('last-event-id') lastEventId: string | undefined,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    await this.gateway.connect(user, endpointId, lastEventId, request, reply);
+    await this.gateway.connect(user, grant, endpointId, lastEventId, request, reply);
   }
 }

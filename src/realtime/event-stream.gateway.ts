@@ -1,10 +1,9 @@
-import { EntityManager } from '@mikro-orm/postgresql';
-import { Injectable, NotFoundException, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiKeyRevocations } from '../api-keys/api-key-revocations';
+import type { Grant } from '../access/access.repository';
+import { revoked, Revocations } from '../access/revocations';
 import type { AuthUser } from '../common/decorators/current-user.decorator';
-import { Endpoint } from '../endpoints/endpoint.entity';
 import {
   compareStreamIds,
   EventStreamService,
@@ -18,15 +17,17 @@ function format(change: StreamedChange): string {
   return `id: ${change.id}\nevent: ${change.type}\ndata: ${JSON.stringify(change.event)}\n\n`;
 }
 
-/** Opens one dashboard's SSE connection: ownership check, missed changes, then live ones. */
+/**
+ * Opens one dashboard's SSE connection, once the access guard has found that the caller may read the
+ * endpoint: missed changes, then live ones.
+ */
 @Injectable()
 export class EventStreamGateway implements OnModuleDestroy {
   private readonly streams = new Set<ServerResponse>();
 
   constructor(
-    private readonly em: EntityManager,
     private readonly changes: EventStreamService,
-    private readonly revocations: ApiKeyRevocations,
+    private readonly revocations: Revocations,
   ) {}
 
   /** Ends every stream before the HTTP server closes (dashboards reconnect, to another process). */
@@ -36,14 +37,12 @@ export class EventStreamGateway implements OnModuleDestroy {
 
   async connect(
     user: AuthUser,
+    grant: Grant,
     endpointId: string,
     lastEventId: string | undefined,
     request: FastifyRequest,
     reply: FastifyReply,
   ) {
-    const owned = await this.em.fork().count(Endpoint, { id: endpointId, user: user.id });
-    if (owned === 0) throw new NotFoundException('endpoint not found');
-
     // Live changes are buffered while the missed ones are read, then sent after them without repeats.
     let lastSent = lastEventId && isStreamId(lastEventId) ? lastEventId : undefined;
     let buffered: StreamedChange[] | undefined = lastSent ? [] : undefined;
@@ -69,13 +68,19 @@ export class EventStreamGateway implements OnModuleDestroy {
     raw.write(': connected\n\n');
     this.streams.add(raw);
     const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), HEARTBEAT_MS);
-    // A stream opened with an API key ends when the key is revoked or expires; its reconnection is refused.
-    const unwatch = user.apiKey ? this.revocations.watch(user.apiKey, () => raw.end()) : () => undefined;
+    // The stream ends when the access it was opened with does (the API key revoked or expired, the team left,
+    // the endpoint moved); its reconnection is judged again.
+    const end = () => raw.end();
+    const unwatch = [
+      this.revocations.watch(revoked.endpoint(endpointId), end),
+      ...(user.apiKey ? [this.revocations.watchApiKey(user.apiKey, end)] : []),
+      ...(grant.teamId ? [this.revocations.watch(revoked.membership(grant.teamId, user.id), end)] : []),
+    ];
     const cleanUp = () => {
       this.streams.delete(raw);
       stop();
       clearInterval(heartbeat);
-      unwatch();
+      unwatch.forEach((stopWatching) => stopWatching());
     };
     request.raw.once('close', cleanUp);
     raw.once('close', cleanUp);

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ApiKeysModule } from '../api-keys/api-keys.module';
+import { AccessModule } from '../access/access.module';
 import { EventsModule } from '../events/events.module';
 import { CaptureAnnouncer } from './capture-announcer';
 import { EventStreamController } from './event-stream.controller';
@@ -8,7 +8,7 @@ import { EventStreamService } from './event-stream.service';
 
 /** The dashboards' live stream (API processes), and the announcement of captured events. */
 @Module({
-  imports: [EventsModule, ApiKeysModule],
+  imports: [EventsModule, AccessModule],
   controllers: [EventStreamController],
   providers: [EventStreamService, EventStreamGateway, CaptureAnnouncer],
 })

@@ -8,7 +8,7 @@ import {
   ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import { type AuthUser, CurrentUser } from '../common/decorators/current-user.decorator';
+import { Can } from '../access/can.decorator';
 import { ResourceIdPipe } from '../common/pipes/resource-id.pipe';
 import { EndpointStatsDto } from './dto/endpoint-stats.dto';
 import { StatsQuery } from './dto/stats.query';
@@ -22,6 +22,7 @@ export class StatsController {
   constructor(private readonly stats: StatsService) {}
 
   @Get()
+  @Can('endpoint.read', 'endpoint')
   @ApiOperation({
     summary: "An endpoint's events per bucket by status, and its destinations' attempts, over a window",
   })
@@ -29,10 +30,9 @@ export class StatsController {
   @ApiBadRequestResponse({ description: 'window is not one of 1h, 24h, 7d, 30d' })
   @ApiNotFoundResponse({ description: 'No such endpoint (or it is not yours)' })
   get(
-    @CurrentUser() user: AuthUser,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
     @Query() query: StatsQuery,
   ): Promise<EndpointStatsDto> {
-    return this.stats.forEndpoint(user.id, endpointId, query.window);
+    return this.stats.forEndpoint(endpointId, query.window);
   }
 }

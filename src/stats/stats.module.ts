@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { EndpointsModule } from '../endpoints/endpoints.module';
 import { StatsController } from './stats.controller';
 import { StatsRepository } from './stats.repository';
 import { StatsService } from './stats.service';
@@ -7,7 +6,6 @@ import { StatsUpkeep } from './stats-upkeep.service';
 
 /** GET /api/endpoints/:id/stats (README, "Statistics"). */
 @Module({
-  imports: [EndpointsModule],
   controllers: [StatsController],
   providers: [StatsService, StatsRepository],
 })

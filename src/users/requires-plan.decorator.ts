@@ -1,14 +1,16 @@
-import { applyDecorators, SetMetadata, UseGuards } from '@nestjs/common';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiForbiddenResponse } from '@nestjs/swagger';
+import { REQUIRED_PLAN } from '../access/route-authorizer';
 import type { Plan } from '../common/plans';
-import { PlanGuard, REQUIRED_PLAN } from './plan.guard';
 
-/** Restricts a route (or controller) to callers on `plan` or above: 403 `upgrade_required` otherwise. */
+/**
+ * Restricts a route (or controller) to accounts on `plan` or above: 403 `upgrade_required` otherwise.
+ * Enforced by the access guard (RouteAuthorizer), after the route's @Can.
+ */
 export const RequiresPlan = (plan: Plan) =>
   applyDecorators(
     SetMetadata(REQUIRED_PLAN, plan),
-    UseGuards(PlanGuard),
     ApiForbiddenResponse({
-      description: `The caller's plan is below ${plan}: the body carries upgrade_required: true`,
+      description: `The account's plan is below ${plan}: the body carries upgrade_required: true`,
     }),
   );

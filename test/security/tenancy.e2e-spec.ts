@@ -1,58 +1,16 @@
 import { Client } from 'pg';
+import { callOperation as call } from '../support/openapi-call';
 import {
   fillPath,
   loadOpenApi,
   type Operation,
   operationsOf,
   pathParameterNames,
-  validBody,
 } from '../support/openapi-document';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { createTenant, databaseFingerprint, pathRecipes, type Tenant } from '../support/tenant-fixture';
 
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';
-
-interface Answer {
-  status: number;
-  text: string;
-}
-
-/**
- * One call; a streaming answer is read for `streamMs` (while `during` runs), then cut off. A body is
- * sent when the operation takes one: a valid one, so that only ownership can refuse the call.
- */
-async function call(
-  baseUrl: string,
-  operation: Operation,
-  path: string,
-  token: string,
-  options: { streamMs?: number; during?: () => Promise<unknown> } = {},
-): Promise<Answer> {
-  const abort = new AbortController();
-  const body = operation.body && JSON.stringify(validBody(operation.body));
-  const response = await fetch(`${baseUrl}${path}`, {
-    method: operation.method,
-    signal: abort.signal,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body,
-  });
-  if (!operation.isStream || response.status !== 200)
-    return { status: response.status, text: await response.text() };
-  const chunks: string[] = [];
-  const reader = response.body!.getReader();
-  const reading = (async () => {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      chunks.push(Buffer.from(value).toString('utf8'));
-    }
-  })().catch(() => undefined);
-  await options.during?.();
-  await new Promise((resolve) => setTimeout(resolve, options.streamMs ?? 0));
-  abort.abort();
-  await reading;
-  return { status: response.status, text: chunks.join('') };
-}
 
 /** Every way to mix the owner's and the intruder's ids: each non-empty set of parameters taken from the owner. */
 function mixes(names: string[], owner: Record<string, string>, own: Record<string, string>) {

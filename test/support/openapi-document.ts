@@ -24,6 +24,16 @@ export interface Parameter {
   schema?: Schema;
 }
 
+/** What a route asks of its caller (`x-access`, from the @Can decorator): a permission on one resource. */
+export interface RouteAccess {
+  permission: string;
+  /** The weakest role that may call it: viewer, member, admin or owner. */
+  role: string;
+  resource: string;
+  /** The path parameter naming the resource. */
+  param: string;
+}
+
 export interface Operation {
   method: string;
   /** The OpenAPI path, e.g. `/api/endpoints/{id}/events/{eId}`. */
@@ -37,6 +47,8 @@ export interface Operation {
   isProtected: boolean;
   /** Answers text/event-stream. */
   isStream: boolean;
+  /** Absent on routes that name no resource (lists, creations, the caller's own account). */
+  access?: RouteAccess;
   label: string;
 }
 
@@ -45,6 +57,7 @@ interface RawOperation {
   requestBody?: { content?: Record<string, { schema?: Schema }> };
   responses?: Record<string, { content?: Record<string, unknown> }>;
   security?: Record<string, unknown>[];
+  'x-access'?: RouteAccess;
 }
 
 export interface OpenApiDocument {
@@ -80,6 +93,7 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
         statuses: Object.keys(raw.responses ?? {}),
         isProtected: (raw.security ?? []).some((scheme) => 'bearer' in scheme),
         isStream: Object.keys(success?.[1].content ?? {}).includes('text/event-stream'),
+        access: raw['x-access'],
         label: `${method.toUpperCase()} ${path}`,
       };
     }),

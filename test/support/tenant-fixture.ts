@@ -4,10 +4,16 @@ import { api, createApiKey, registerUser, type RegisteredUser } from './api-clie
 
 /**
  * A user on the top plan with one endpoint, one captured event, one (signed) destination, one bulk
- * replay (of that event), one API key, one (webhook) notification channel and one issue.
+ * replay (of that event), one API key, one (webhook) notification channel, one issue, and one team they
+ * own with another member and a pending invitation. With `endpointInTeam`, the endpoint (and so all
+ * under it) is the team's.
  */
 export interface Tenant {
   user: RegisteredUser;
+  teamId: string;
+  /** The other member of the team (role `member`). */
+  teamMemberId: string;
+  invitationId: string;
   endpointId: string;
   publicToken: string;
   eventId: string;
@@ -26,13 +32,19 @@ export interface Tenant {
  * background. The plan is raised in the database (the plan guard
  * reads it from there), so plan-gated routes (AI) get as far as their other checks.
  */
-export async function createTenant(baseUrl: string, db: Client, label: string): Promise<Tenant> {
+export async function createTenant(
+  baseUrl: string,
+  db: Client,
+  label: string,
+  options: { endpointInTeam?: boolean } = {},
+): Promise<Tenant> {
   const marker = `${label}-${randomBytes(6).toString('hex')}`;
   const user = await registerUser(baseUrl);
   await db.query(`update users set plan = 'team' where id = $1`, [user.id]);
+  const team = await createTeam(baseUrl, db, user, `team ${marker}`);
   const endpoint = await api(baseUrl, 'POST', '/api/endpoints', {
     token: user.accessToken,
-    body: { name: `endpoint ${marker}` },
+    body: { name: `endpoint ${marker}`, team_id: options.endpointInTeam ? team.teamId : null },
   });
   const { id: endpointId, public_token: publicToken } = endpoint.body.endpoint;
   const captured = await fetch(`${baseUrl}/in/${publicToken}`, {
@@ -70,6 +82,7 @@ export async function createTenant(baseUrl: string, db: Client, label: string): 
   );
   return {
     user,
+    ...team,
     endpointId,
     publicToken,
     eventId,
@@ -100,7 +113,42 @@ export function pathRecipes(tenant: Tenant): Record<string, string> {
     kid: tenant.apiKeyId,
     cid: tenant.channelId,
     iid: tenant.issueId,
+    tid: tenant.teamId,
+    uid: tenant.teamMemberId,
+    invid: tenant.invitationId,
   };
+}
+
+/**
+ * A team owned by `owner`, made through the API, with one more user in it as a `member` and one pending
+ * invitation. The member is added in the database: an invitation's token travels only by mail.
+ */
+export async function createTeam(
+  baseUrl: string,
+  db: Client,
+  owner: RegisteredUser,
+  name: string,
+): Promise<{ teamId: string; teamMemberId: string; invitationId: string }> {
+  const team = await api(baseUrl, 'POST', '/api/teams', { token: owner.accessToken, body: { name } });
+  if (team.status !== 201) throw new Error(`team ${name}: ${team.status} ${JSON.stringify(team.body)}`);
+  const teamId: string = team.body.team.id;
+  const member = await registerUser(baseUrl);
+  await addTeamMember(db, teamId, member.id, 'member');
+  const invitation = await api(baseUrl, 'POST', `/api/teams/${teamId}/invitations`, {
+    token: owner.accessToken,
+    body: { email: `invited-${randomBytes(6).toString('hex')}@example.com`, role: 'viewer' },
+  });
+  if (invitation.status !== 201) throw new Error(`invitation of ${name}: ${invitation.status}`);
+  return { teamId, teamMemberId: member.id, invitationId: invitation.body.invitation.id };
+}
+
+/** Makes the user a member of the team with the role, in the database (as an accepted invitation would). */
+export async function addTeamMember(db: Client, teamId: string, userId: string, role: string): Promise<void> {
+  await db.query(`insert into team_members (team_id, user_id, role) values ($1, $2, $3)`, [
+    teamId,
+    userId,
+    role,
+  ]);
 }
 
 /** A fingerprint of every row of every table: equal fingerprints mean nothing was written. */

@@ -1,6 +1,6 @@
 import { Injectable, NotFoundException, type PipeTransform } from '@nestjs/common';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * A path id that is not a UUID names nothing that exists: 404, exactly like an unknown or another

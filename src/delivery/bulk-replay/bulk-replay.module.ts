@@ -1,6 +1,5 @@
 import { BullModule } from '@nestjs/bull';
 import { Module } from '@nestjs/common';
-import { EndpointsModule } from '../../endpoints/endpoints.module';
 import { DeliveryModule } from '../delivery.module';
 import { BULK_REPLAY_QUEUE } from './bulk-replay-jobs';
 import { BulkReplayRepository } from './bulk-replay.repository';
@@ -20,7 +19,7 @@ const queue = BullModule.registerQueue({
 
 /** The bulk replays API (count, start, follow, cancel). */
 @Module({
-  imports: [EndpointsModule, queue],
+  imports: [queue],
   controllers: [BulkReplaysController],
   providers: [BulkReplaysService, BulkReplayRepository],
 })

@@ -11,7 +11,7 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { type AuthUser, CurrentUser } from '../../common/decorators/current-user.decorator';
+import { Can } from '../../access/can.decorator';
 import { ResourceIdPipe } from '../../common/pipes/resource-id.pipe';
 import {
   BulkReplayCountDto,
@@ -31,6 +31,7 @@ export class BulkReplaysController {
   constructor(private readonly replays: BulkReplaysService) {}
 
   @Post()
+  @Can('endpoint.write', 'endpoint')
   @HttpCode(202)
   @ApiOperation({
     summary:
@@ -42,42 +43,42 @@ export class BulkReplaysController {
   @ApiNotFoundResponse({ description: 'No such endpoint (or it is not yours)' })
   @ApiConflictResponse({ description: 'The endpoint has no active destination' })
   async create(
-    @CurrentUser() user: AuthUser,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
     @Body() body: CreateBulkReplayDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<BulkReplayResponseDto | BulkReplayCountDto> {
     if (body.dry_run) {
       reply.status(200);
-      return { count: await this.replays.count(user.id, endpointId, body) };
+      return { count: await this.replays.count(endpointId, body) };
     }
-    return { bulk_replay: await this.replays.create(user.id, endpointId, body) };
+    return { bulk_replay: await this.replays.create(endpointId, body) };
   }
 
   @Get()
+  @Can('endpoint.read', 'endpoint')
   @ApiOperation({ summary: "An endpoint's bulk replays, newest first" })
   @ApiOkResponse({ type: BulkReplayListResponseDto })
   @ApiNotFoundResponse({ description: 'No such endpoint (or it is not yours)' })
   async list(
-    @CurrentUser() user: AuthUser,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
   ): Promise<BulkReplayListResponseDto> {
-    return { bulk_replays: await this.replays.list(user.id, endpointId) };
+    return { bulk_replays: await this.replays.list(endpointId) };
   }
 
   @Get(':rId')
+  @Can('endpoint.read', 'endpoint')
   @ApiOperation({ summary: 'One bulk replay, with its progress (done of total)' })
   @ApiOkResponse({ type: BulkReplayResponseDto })
   @ApiNotFoundResponse(NOT_FOUND)
   async get(
-    @CurrentUser() user: AuthUser,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
     @Param('rId', new ResourceIdPipe('bulk replay')) id: string,
   ): Promise<BulkReplayResponseDto> {
-    return { bulk_replay: await this.replays.get(user.id, endpointId, id) };
+    return { bulk_replay: await this.replays.get(endpointId, id) };
   }
 
   @Post(':rId/cancel')
+  @Can('endpoint.write', 'endpoint')
   @HttpCode(200)
   @ApiOperation({
     summary:
@@ -86,10 +87,9 @@ export class BulkReplaysController {
   @ApiOkResponse({ type: BulkReplayResponseDto })
   @ApiNotFoundResponse(NOT_FOUND)
   async cancel(
-    @CurrentUser() user: AuthUser,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
     @Param('rId', new ResourceIdPipe('bulk replay')) id: string,
   ): Promise<BulkReplayResponseDto> {
-    return { bulk_replay: await this.replays.cancel(user.id, endpointId, id) };
+    return { bulk_replay: await this.replays.cancel(endpointId, id) };
   }
 }

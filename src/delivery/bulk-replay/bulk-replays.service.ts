@@ -2,7 +2,6 @@ import { InjectQueue } from '@nestjs/bull';
 import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { randomUUID } from 'node:crypto';
-import { EndpointsService } from '../../endpoints/endpoints.service';
 import { eventFiltersOf } from '../../events/dto/list-events.query';
 import { BULK_REPLAY_QUEUE, type BulkReplayJob, bulkReplayJobOptions } from './bulk-replay-jobs';
 import type { BulkReplayDto, CreateBulkReplayDto } from './bulk-replay.dto';
@@ -28,18 +27,15 @@ export class BulkReplaysService {
 
   constructor(
     private readonly replays: BulkReplayRepository,
-    private readonly endpoints: EndpointsService,
     @InjectQueue(BULK_REPLAY_QUEUE) private readonly queue: Queue<BulkReplayJob>,
   ) {}
 
   /** The number of events a bulk replay with this filter would replay now. */
-  async count(userId: string, endpointId: string, input: CreateBulkReplayDto): Promise<number> {
-    await this.endpoints.assertOwned(userId, endpointId);
+  async count(endpointId: string, input: CreateBulkReplayDto): Promise<number> {
     return this.replays.count(endpointId, filterOf(input));
   }
 
-  async create(userId: string, endpointId: string, input: CreateBulkReplayDto): Promise<BulkReplayDto> {
-    await this.endpoints.assertOwned(userId, endpointId);
+  async create(endpointId: string, input: CreateBulkReplayDto): Promise<BulkReplayDto> {
     const replay = await this.replays.create(randomUUID(), endpointId, filterOf(input));
     if (!replay)
       throw new ConflictException('the endpoint has no active destination: add or activate one, then replay');
@@ -50,18 +46,15 @@ export class BulkReplaysService {
     return replay;
   }
 
-  async list(userId: string, endpointId: string): Promise<BulkReplayDto[]> {
-    await this.endpoints.assertOwned(userId, endpointId);
+  async list(endpointId: string): Promise<BulkReplayDto[]> {
     return this.replays.list(endpointId);
   }
 
-  async get(userId: string, endpointId: string, id: string): Promise<BulkReplayDto> {
-    await this.endpoints.assertOwned(userId, endpointId);
+  async get(endpointId: string, id: string): Promise<BulkReplayDto> {
     return this.found(await this.replays.find(endpointId, id));
   }
 
-  async cancel(userId: string, endpointId: string, id: string): Promise<BulkReplayDto> {
-    await this.endpoints.assertOwned(userId, endpointId);
+  async cancel(endpointId: string, id: string): Promise<BulkReplayDto> {
     return this.found(await this.replays.cancel(endpointId, id));
   }
 

@@ -1,8 +1,8 @@
 import { IsString, Length } from 'class-validator';
 import { NAME_MAX_LENGTH, Trim } from './endpoint-fields';
-import { IngestRuleFieldsDto } from './ingest-rules.dto';
+import { EndpointPlacementDto } from './endpoint-placement.dto';
 
-export class CreateEndpointDto extends IngestRuleFieldsDto {
+export class CreateEndpointDto extends EndpointPlacementDto {
   /** A label for the endpoint, 1 to 200 characters (trimmed), e.g. "Stripe production". */
   @Trim()
   @IsString({ message: 'name must be a string' })

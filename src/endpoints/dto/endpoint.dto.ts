@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { type Role, ROLES } from '../../access/roles';
 import { DestinationDto } from '../../destinations/dto/destination.dto';
 import { DedupDto, InboundAuthDto, VerificationDto } from './ingest-rules.dto';
 
@@ -6,6 +7,15 @@ export class EndpointDto {
   /** @example 0b7a1c9e-6a43-4d0e-9d3f-3c2d1f0e9a87 */
   id!: string;
   user_id!: string;
+  /** The team it belongs to; null: its user's own. */
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true })
+  team_id!: string | null;
+  /** Your role on it: `owner` of your own endpoints, else your role in its team. */
+  @ApiProperty({ enum: ROLES })
+  role!: Role;
+  /** Days its events are kept when shorter than the plan's; null: the plan's (RETENTION_DAYS). */
+  @ApiProperty({ type: 'integer', nullable: true })
+  retention_days!: number | null;
   /** @example Stripe production */
   name!: string;
   /** The secret part of the capture URL: 192 random bits, base64url. Never changes. */

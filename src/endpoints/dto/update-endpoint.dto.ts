@@ -1,9 +1,9 @@
 import { IsBoolean, IsString, Length, ValidateIf } from 'class-validator';
 import { IsMetadataObject, NAME_MAX_LENGTH, Trim } from './endpoint-fields';
-import { IngestRuleFieldsDto } from './ingest-rules.dto';
+import { EndpointPlacementDto } from './endpoint-placement.dto';
 
 /** Only the fields sent change. `null` removes an ingest rule, and is not a value for the other fields. */
-export class UpdateEndpointDto extends IngestRuleFieldsDto {
+export class UpdateEndpointDto extends EndpointPlacementDto {
   /** A new label, 1 to 200 characters (trimmed). */
   @ValidateIf((_dto, value) => value !== undefined)
   @Trim()

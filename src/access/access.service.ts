@@ -1,0 +1,38 @@
+import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import type { AuthUser } from '../common/decorators/current-user.decorator';
+import { AccessRepository, type Grant, type ResourceKind } from './access.repository';
+import { type Permission, PERMISSIONS, type Role, roleAtLeast } from './roles';
+
+/** How each kind of resource is named in a 404: the same words for a missing one and another's. */
+export const NOT_FOUND: Record<ResourceKind, string> = {
+  endpoint: 'endpoint not found',
+  issue: 'issue not found',
+  team: 'team not found',
+  notification_channel: 'notification channel not found',
+  api_key: 'API key not found',
+};
+
+/**
+ * "May this caller do this on this resource?", for every route: 404 when the caller cannot see the
+ * resource at all (exactly as when it does not exist), 403 when their role is too low.
+ */
+@Injectable()
+export class AccessService {
+  constructor(private readonly access: AccessRepository) {}
+
+  async require(caller: AuthUser, permission: Permission, kind: ResourceKind, id: string): Promise<Grant> {
+    const grant = await this.access.grantOf(caller.id, kind, id);
+    if (!grant) throw new NotFoundException(NOT_FOUND[kind]);
+    const needed = PERMISSIONS[permission];
+    if (!roleAtLeast(grant.role, needed))
+      throw new ForbiddenException(
+        `your role in this team is ${grant.role}; ${permission} needs ${needed} or above`,
+      );
+    return grant;
+  }
+
+  /** The user's role in each of their teams, by team id. */
+  teamRoles(userId: string): Promise<Map<string, Role>> {
+    return this.access.teamRoles(userId);
+  }
+}
