@@ -4,11 +4,13 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import {
+  closeAll,
   horizontalOverflow,
   launchChromium,
   type PageWatch,
   reloadMarker,
   setReloadMarker,
+  storySteps,
   watchPage,
 } from './support/browser';
 import { api } from './support/api-client';
@@ -116,32 +118,8 @@ describe('dashboard in headless Chromium', () => {
       () => sink?.close(),
       () => channelSink?.close(),
     ];
-    const failures: unknown[] = [];
-    for (const close of closers) {
-      try {
-        await close();
-      } catch (error) {
-        failures.push(error);
-      }
-    }
-    if (failures.length > 0) throw failures[0];
+    await closeAll(closers);
   });
-
-  let failedStep: string | null = null;
-  const step = (name: string, run: () => Promise<void>, timeoutMs = 30_000) =>
-    it(
-      name,
-      async () => {
-        if (failedStep) throw new Error(`not run: the earlier step "${failedStep}" failed`);
-        try {
-          await run();
-        } catch (error) {
-          failedStep = name;
-          throw withPageDiagnostics(error);
-        }
-      },
-      timeoutMs,
-    );
 
   /** Adds what the page said (uncaught errors, console errors, where it was) to a failure. */
   const withPageDiagnostics = (error: unknown): unknown => {
@@ -154,6 +132,7 @@ describe('dashboard in headless Chromium', () => {
     error.stack = [`${error.name}: ${error.message}`, ...frames].join('\n');
     return error;
   };
+  const step = storySteps(withPageDiagnostics);
 
   const byTestId = (testId: string, scope: Page | Locator = page) =>
     scope.locator(`[data-testid="${testId}"]`);

@@ -63,3 +63,39 @@ export async function horizontalOverflow(page: Page): Promise<{ scrollWidth: num
     '({ scrollWidth: document.scrollingElement.scrollWidth, innerWidth: window.innerWidth })',
   );
 }
+
+/** Runs every close, even when an earlier one throws, then throws the first failure. */
+export async function closeAll(closers: (() => unknown)[]): Promise<void> {
+  const failures: unknown[] = [];
+  for (const close of closers) {
+    try {
+      await close();
+    } catch (error) {
+      failures.push(error);
+    }
+  }
+  if (failures.length > 0) throw failures[0];
+}
+
+/**
+ * The steps of one story through the dashboard, each a test: once a step fails, the later ones fail at
+ * once naming it (they would only fail for its sake), and a failure carries what `diagnose` adds (what
+ * the pages said).
+ */
+export function storySteps(diagnose: (error: unknown) => unknown) {
+  let failedStep: string | null = null;
+  return (name: string, run: () => Promise<void>, timeoutMs = 30_000) =>
+    it(
+      name,
+      async () => {
+        if (failedStep) throw new Error(`not run: the earlier step "${failedStep}" failed`);
+        try {
+          await run();
+        } catch (error) {
+          failedStep = name;
+          throw diagnose(error);
+        }
+      },
+      timeoutMs,
+    );
+}

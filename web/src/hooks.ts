@@ -1,8 +1,10 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { endpointPath, getAccessToken, listIssues, refreshAccessToken } from './api';
+import { endpointPath, getAccessToken, isAbortError, listIssues, listTeams, refreshAccessToken } from './api';
 import { onIssuesChanged } from './issues';
 import { openEventStream, type StreamState } from './stream';
-import type { EventSummary } from './types';
+import { effectiveScope, type Scope, useStoredScope } from './team-scope';
+import { onTeamsChanged } from './teams';
+import type { EventSummary, Team } from './types';
 
 export type LiveChange = { type: 'event.created' | 'event.updated'; event: EventSummary };
 
@@ -117,4 +119,48 @@ export function useOpenIssueCount(): number | null {
     };
   }, []);
   return count;
+}
+
+export interface TeamsState {
+  /** The caller's teams; null until loaded (or when they could not be). */
+  teams: Team[] | null;
+  error: unknown;
+}
+
+/** The caller's teams, loaded again whenever something says they changed. */
+export function useTeams(): TeamsState {
+  const [state, setState] = useState<TeamsState>({ teams: null, error: null });
+  useEffect(() => {
+    let controller = new AbortController();
+    const load = () => {
+      controller.abort();
+      controller = new AbortController();
+      listTeams(controller.signal).then(
+        (teams) => setState({ teams, error: null }),
+        (error) => !isAbortError(error) && setState((current) => ({ ...current, error })),
+      );
+    };
+    load();
+    const stop = onTeamsChanged(load);
+    return () => {
+      stop();
+      controller.abort();
+    };
+  }, []);
+  return state;
+}
+
+export interface ScopeState extends TeamsState {
+  /** The team chosen in the header's switcher, or null for the personal account. */
+  scope: Scope;
+  /** That team, once the teams are loaded. */
+  team: Team | null;
+}
+
+/** The header's switcher as a page sees it: the scope chosen, checked against the caller's teams. */
+export function useScope(): ScopeState {
+  const { teams, error } = useTeams();
+  const scope = effectiveScope(useStoredScope(), teams);
+  const team = teams?.find((candidate) => candidate.id === scope) ?? null;
+  return { teams, error, scope, team };
 }

@@ -14,6 +14,9 @@ describe('ingest rules: the PATCH body of a draft', () => {
     verification: null,
     inbound_auth: null,
     dedup: null,
+    team_id: null,
+    retention_days: null,
+    role: 'owner',
     created_at: '2026-11-24T10:00:00.000Z',
     ...rules,
   });

@@ -2,13 +2,17 @@ import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { currentUser, fetchMe, onSessionChange, startSession } from './api';
 import { ApiKeysPage } from './components/ApiKeysPage';
+import { AuditLogPage } from './components/AuditLogPage';
 import { AuthScreen } from './components/AuthScreen';
 import { EndpointPage } from './components/EndpointPage';
 import { EndpointsPage } from './components/EndpointsPage';
 import { EventDetail } from './components/EventDetail';
 import { Header } from './components/Header';
+import { InvitationPage } from './components/InvitationPage';
 import { IssuesPage } from './components/IssuesPage';
 import { NotificationsPage } from './components/NotificationsPage';
+import { TeamPage } from './components/TeamPage';
+import { TeamsPage } from './components/TeamsPage';
 import { useDocumentTitle } from './hooks';
 import { href, type Route, useRoute } from './router';
 import './styles.css';
@@ -64,7 +68,10 @@ function App() {
         <a class="skip-link" href="#main" onClick={skipToMain}>
           Skip to content
         </a>
-        <AuthScreen initialMode={route.name === 'signup' ? 'signup' : 'login'} notice={notice} />
+        <AuthScreen
+          initialMode={route.name === 'signup' ? 'signup' : 'login'}
+          notice={notice ?? (route.name === 'invitation' ? INVITATION_NOTICE : null)}
+        />
       </>
     );
   }
@@ -82,6 +89,10 @@ function App() {
   );
 }
 
+/** Logged out on an invitation's link: the auth screen stays on it, so the invitee comes back to accept. */
+const INVITATION_NOTICE =
+  'You were invited to a team. Log in, or create an account, with the address the invitation was sent to: you come back here to accept it.';
+
 function Screen({ route }: { route: Route }) {
   switch (route.name) {
     case 'endpoint':
@@ -96,6 +107,14 @@ function Screen({ route }: { route: Route }) {
       return <IssuesPage params={route.params} />;
     case 'notifications':
       return <NotificationsPage />;
+    case 'teams':
+      return <TeamsPage />;
+    case 'team':
+      return <TeamPage key={route.id} id={route.id} />;
+    case 'invitation':
+      return <InvitationPage key={route.token} token={route.token} />;
+    case 'audit-log':
+      return <AuditLogPage params={route.params} />;
     case 'not-found':
       return <NotFound />;
     default:
@@ -120,6 +139,7 @@ function NotFound() {
 function routeKeyOf(route: Route): string {
   if (route.name === 'endpoint') return `endpoint/${route.id}`;
   if (route.name === 'event') return `event/${route.id}/${route.eventId}`;
+  if (route.name === 'team') return `team/${route.id}`;
   return route.name;
 }
 

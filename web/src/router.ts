@@ -9,6 +9,10 @@ import { useEffect, useState } from 'preact/hooks';
  *   #/api-keys                           API keys
  *   #/issues[?status=&endpoint_id=]      issues, filters kept in the hash
  *   #/notifications                      notification channels
+ *   #/teams                              the caller's teams, and a form to create one
+ *   #/teams/<tid>                        one team: members, invitations, rename, leave, delete
+ *   #/invitations/accept?token=<t>       accepting a team invitation (the link of the invitation mail)
+ *   #/audit-log[?team_id=&endpoint_id=&page=]   the audit log, filters kept in the hash
  */
 export type Route =
   | { name: 'endpoints' }
@@ -19,6 +23,10 @@ export type Route =
   | { name: 'api-keys' }
   | { name: 'issues'; params: URLSearchParams }
   | { name: 'notifications' }
+  | { name: 'teams' }
+  | { name: 'team'; id: string }
+  | { name: 'invitation'; token: string }
+  | { name: 'audit-log'; params: URLSearchParams }
   | { name: 'not-found' };
 
 function decode(part: string): string {
@@ -41,6 +49,12 @@ export function parseHash(hash: string): Route {
   if (parts.length === 1 && parts[0] === 'api-keys') return { name: 'api-keys' };
   if (parts.length === 1 && parts[0] === 'issues') return { name: 'issues', params };
   if (parts.length === 1 && parts[0] === 'notifications') return { name: 'notifications' };
+  if (parts.length === 1 && parts[0] === 'teams') return { name: 'teams' };
+  if (parts.length === 2 && parts[0] === 'teams') return { name: 'team', id: parts[1] };
+  if (parts.length === 2 && parts[0] === 'invitations' && parts[1] === 'accept') {
+    return { name: 'invitation', token: params.get('token') ?? '' };
+  }
+  if (parts.length === 1 && parts[0] === 'audit-log') return { name: 'audit-log', params };
   if (parts[0] === 'endpoints' && parts.length === 2) return { name: 'endpoint', id: parts[1], params };
   if (parts[0] === 'endpoints' && parts.length === 4 && parts[2] === 'events') {
     return { name: 'event', id: parts[1], eventId: parts[3] };
@@ -56,6 +70,9 @@ export const href = {
   apiKeys: () => '#/api-keys',
   issues: (query = '') => (query ? `#/issues?${query}` : '#/issues'),
   notifications: () => '#/notifications',
+  teams: () => '#/teams',
+  team: (id: string) => `#/teams/${encodeURIComponent(id)}`,
+  auditLog: (query = '') => (query ? `#/audit-log?${query}` : '#/audit-log'),
 };
 
 export function navigate(target: string): void {

@@ -21,6 +21,11 @@ export type Endpoint = Schemas['EndpointDto'];
 /** An endpoint as GET /api/endpoints/:id answers it. */
 export type EndpointWithDestinations = Endpoint &
   Pick<Schemas['EndpointWithDestinationsDto'], 'destinations'>;
+/** What PATCH of an endpoint takes besides its ingest rules: team_id null is personal, retention_days null the plan's. */
+export type EndpointSettings = Pick<
+  Schemas['UpdateEndpointDto'],
+  'name' | 'is_active' | 'team_id' | 'retention_days'
+>;
 export type Destination = Schemas['DestinationDto'];
 /** A destination filter (Hookdeck-style, checked by the server: a bad rule is a 400 naming its path). */
 export type FilterRule = NonNullable<Destination['filter']>;
@@ -97,3 +102,23 @@ export type EndpointStats = Schemas['EndpointStatsDto'];
 export type StatsBucket = Schemas['StatsBucketDto'];
 export type DestinationStats = Schemas['DestinationStatsDto'];
 export type StatsWindow = EndpointStats['window'];
+
+/** A team as its member sees it: with the caller's role in it and how many members it has. */
+export type Team = Schemas['TeamDto'];
+/** A role in a team; on an endpoint, the caller's role there (`owner` of one's own endpoints). */
+export type Role = Team['role'];
+export type TeamMember = Schemas['TeamMemberDto'];
+/** A pending invitation (the mail's token is never in the API's answers). */
+export type Invitation = Schemas['TeamInvitationDto'];
+export type InvitationInput = Schemas['CreateTeamInvitationDto'];
+
+/** One write through the API: who, what, to what, from where, and the request's changes (secrets removed). */
+export type AuditEntry = Schemas['AuditEntryDto'];
+/** A page of the audit log, newest first. */
+export type AuditPage = Schemas['AuditLogResponseDto'];
+
+export {
+  /** The roles, weakest first: each may do everything the ones before it may. */
+  teamDtoRoleValues as ROLES,
+  createTeamInvitationDtoRoleValues as INVITABLE_ROLES,
+} from '../../src/generated/openapi';

@@ -9,6 +9,8 @@ import { FilterField, parseFilter } from './FilterField';
 
 interface Props {
   endpointId: string;
+  /** The caller may change them (a member or above): without it, the list is read-only. */
+  writable: boolean;
   initial: Destination[];
   /** The endpoint's unresolved issues and its destinations' statistics of the last hour (health dots). */
   issues: readonly Issue[];
@@ -21,7 +23,7 @@ interface Props {
  * Where the endpoint's events are forwarded: add, remove, (de)activate, limit, filter, and show secrets
  * on demand.
  */
-export function Destinations({ endpointId, initial, issues, recent, current }: Props) {
+export function Destinations({ endpointId, writable, initial, issues, recent, current }: Props) {
   const [destinations, setDestinations] = useState<Destination[]>(initial);
 
   useEffect(() => {
@@ -89,6 +91,7 @@ export function Destinations({ endpointId, initial, issues, recent, current }: P
               key={destination.id}
               endpointId={endpointId}
               destination={destination}
+              writable={writable}
               issues={issues}
               recent={recent.find((stats) => stats.id === destination.id)}
               onChange={replace}
@@ -97,46 +100,48 @@ export function Destinations({ endpointId, initial, issues, recent, current }: P
           ))}
         </ul>
       )}
-      <form class="destination-form" onSubmit={(event) => void add(event)} aria-label="Add a destination">
-        <div class="field grow">
-          <label for="destination-url">Destination URL</label>
-          <input
-            id="destination-url"
-            data-testid="destination-url"
-            type="url"
-            inputMode="url"
-            required
-            placeholder="https://example.com/webhooks"
-            aria-describedby="destination-url-hint"
-            value={url}
-            onInput={(e) => setUrl(e.currentTarget.value)}
-          />
-          <p id="destination-url-hint" class="hint">
-            Must be an HTTPS URL.
-          </p>
-        </div>
-        <div class="field">
-          <label for="destination-secret">
-            Signing secret <span class="muted">(optional)</span>
-          </label>
-          <input
-            id="destination-secret"
-            data-testid="destination-secret"
-            type="password"
-            autoComplete="off"
-            spellcheck={false}
-            aria-describedby="destination-secret-hint"
-            value={secret}
-            onInput={(e) => setSecret(e.currentTarget.value)}
-          />
-          <p id="destination-secret-hint" class="hint">
-            Forwarded requests are then signed (hooktrail-signature).
-          </p>
-        </div>
-        <button type="submit" class="btn btn-primary" data-testid="add-destination" disabled={adding}>
-          {adding ? 'Adding…' : 'Add destination'}
-        </button>
-      </form>
+      {writable && (
+        <form class="destination-form" onSubmit={(event) => void add(event)} aria-label="Add a destination">
+          <div class="field grow">
+            <label for="destination-url">Destination URL</label>
+            <input
+              id="destination-url"
+              data-testid="destination-url"
+              type="url"
+              inputMode="url"
+              required
+              placeholder="https://example.com/webhooks"
+              aria-describedby="destination-url-hint"
+              value={url}
+              onInput={(e) => setUrl(e.currentTarget.value)}
+            />
+            <p id="destination-url-hint" class="hint">
+              Must be an HTTPS URL.
+            </p>
+          </div>
+          <div class="field">
+            <label for="destination-secret">
+              Signing secret <span class="muted">(optional)</span>
+            </label>
+            <input
+              id="destination-secret"
+              data-testid="destination-secret"
+              type="password"
+              autoComplete="off"
+              spellcheck={false}
+              aria-describedby="destination-secret-hint"
+              value={secret}
+              onInput={(e) => setSecret(e.currentTarget.value)}
+            />
+            <p id="destination-secret-hint" class="hint">
+              Forwarded requests are then signed (hooktrail-signature).
+            </p>
+          </div>
+          <button type="submit" class="btn btn-primary" data-testid="add-destination" disabled={adding}>
+            {adding ? 'Adding…' : 'Add destination'}
+          </button>
+        </form>
+      )}
       <Alert error={addError} />
       <p class="sr-only" role="status" aria-live="polite">
         {announcement}
@@ -148,13 +153,22 @@ export function Destinations({ endpointId, initial, issues, recent, current }: P
 interface RowProps {
   endpointId: string;
   destination: Destination;
+  writable: boolean;
   issues: readonly Issue[];
   recent: DestinationStats | undefined;
   onChange: (destination: Destination) => void;
   onRemoved: (destination: Destination) => void;
 }
 
-function DestinationRow({ endpointId, destination, issues, recent, onChange, onRemoved }: RowProps) {
+function DestinationRow({
+  endpointId,
+  destination,
+  writable,
+  issues,
+  recent,
+  onChange,
+  onRemoved,
+}: RowProps) {
   const [revealed, setRevealed] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -278,43 +292,45 @@ function DestinationRow({ endpointId, destination, issues, recent, onChange, onR
             {destination.paused_reason}. Resume to send what is waiting.
           </p>
         )}
-        <FlowLimits destination={destination} onSave={patch} />
-        <DestinationFilter destination={destination} onSave={patch} />
+        <FlowLimits destination={destination} onSave={writable ? patch : null} />
+        <DestinationFilter destination={destination} onSave={writable ? patch : null} />
       </div>
-      <div class="destination-actions">
-        <label class="switch" for={toggleId}>
-          <input
-            id={toggleId}
-            type="checkbox"
-            role="switch"
-            data-testid="destination-active-toggle"
-            aria-label={`Active: ${destination.url}`}
-            checked={destination.is_active}
-            onChange={() => void patch({ is_active: !destination.is_active })}
-          />
-          <span>Active</span>
-        </label>
-        <button
-          type="button"
-          class="btn btn-small btn-ghost"
-          data-testid="destination-pause-toggle"
-          aria-pressed={destination.paused}
-          aria-label={`${destination.paused ? 'Resume' : 'Pause'} deliveries to ${destination.url}`}
-          onClick={() => void patch({ paused: !destination.paused })}
-        >
-          {destination.paused ? 'Resume' : 'Pause'}
-        </button>
-        <button
-          type="button"
-          class="btn btn-small btn-danger-outline"
-          data-testid="remove-destination"
-          aria-label={`Remove destination ${destination.url}`}
-          onClick={() => void remove()}
-          disabled={busy}
-        >
-          {busy ? 'Removing…' : 'Remove'}
-        </button>
-      </div>
+      {writable && (
+        <div class="destination-actions">
+          <label class="switch" for={toggleId}>
+            <input
+              id={toggleId}
+              type="checkbox"
+              role="switch"
+              data-testid="destination-active-toggle"
+              aria-label={`Active: ${destination.url}`}
+              checked={destination.is_active}
+              onChange={() => void patch({ is_active: !destination.is_active })}
+            />
+            <span>Active</span>
+          </label>
+          <button
+            type="button"
+            class="btn btn-small btn-ghost"
+            data-testid="destination-pause-toggle"
+            aria-pressed={destination.paused}
+            aria-label={`${destination.paused ? 'Resume' : 'Pause'} deliveries to ${destination.url}`}
+            onClick={() => void patch({ paused: !destination.paused })}
+          >
+            {destination.paused ? 'Resume' : 'Pause'}
+          </button>
+          <button
+            type="button"
+            class="btn btn-small btn-danger-outline"
+            data-testid="remove-destination"
+            aria-label={`Remove destination ${destination.url}`}
+            onClick={() => void remove()}
+            disabled={busy}
+          >
+            {busy ? 'Removing…' : 'Remove'}
+          </button>
+        </div>
+      )}
       {error !== null && (
         <div class="row-error">
           <Alert error={error} />
@@ -345,8 +361,11 @@ function describeLimits(destination: Destination): string {
 
 interface SettingProps {
   destination: Destination;
-  /** Sends the changes; false when the server refused them (the row shows why). */
-  onSave: (changes: Partial<Destination>) => Promise<boolean>;
+  /**
+   * Sends the changes; false when the server refused them (the row shows why). Null when the caller may
+   * not change the destination: the setting is shown, not its edit buttons.
+   */
+  onSave: ((changes: Partial<Destination>) => Promise<boolean>) | null;
 }
 
 /** The destination's rate limit, max in flight and ordering, shown in words and edited in place. */
@@ -369,6 +388,7 @@ function FlowLimits({ destination, onSave }: SettingProps) {
   };
   const save = async (event: Event) => {
     event.preventDefault();
+    if (!onSave) return;
     const saved = await onSave({
       rate_limit: rate.trim() === '' ? null : Number(rate),
       rate_limit_period: period,
@@ -379,13 +399,15 @@ function FlowLimits({ destination, onSave }: SettingProps) {
     if (saved) setEditing(false);
   };
 
-  if (!editing)
+  if (!editing || !onSave)
     return (
       <p class="limits muted small" data-testid="destination-limits">
         {describeLimits(destination)}{' '}
-        <button type="button" class="btn btn-small btn-ghost" data-testid="edit-limits" onClick={open}>
-          Edit limits
-        </button>
+        {onSave && (
+          <button type="button" class="btn btn-small btn-ghost" data-testid="edit-limits" onClick={open}>
+            Edit limits
+          </button>
+        )}
       </p>
     );
   return (
@@ -468,7 +490,7 @@ function DestinationFilter({ destination, onSave }: SettingProps) {
     setEditing(true);
   };
   const saveFilter = async (next: FilterRule | null) => {
-    if (await onSave({ filter: next })) setEditing(false);
+    if (onSave && (await onSave({ filter: next }))) setEditing(false);
   };
   const submit = (event: Event) => {
     event.preventDefault();
@@ -477,7 +499,7 @@ function DestinationFilter({ destination, onSave }: SettingProps) {
     if ('filter' in parsed) void saveFilter(parsed.filter);
   };
 
-  if (!editing)
+  if (!editing || !onSave)
     return (
       <p class="filter-summary muted small" data-testid="destination-filter" data-filtered={filter !== null}>
         Filter:{' '}
@@ -486,16 +508,18 @@ function DestinationFilter({ destination, onSave }: SettingProps) {
         ) : (
           <code data-testid="destination-filter-rule">{JSON.stringify(filter)}</code>
         )}{' '}
-        <button
-          type="button"
-          class="btn btn-small btn-ghost"
-          data-testid="edit-filter"
-          aria-label={`Edit filter of ${url}`}
-          onClick={open}
-        >
-          Edit filter
-        </button>
-        {filter !== null && (
+        {onSave && (
+          <button
+            type="button"
+            class="btn btn-small btn-ghost"
+            data-testid="edit-filter"
+            aria-label={`Edit filter of ${url}`}
+            onClick={open}
+          >
+            Edit filter
+          </button>
+        )}
+        {onSave && filter !== null && (
           <button
             type="button"
             class="btn btn-small btn-ghost"

@@ -3,17 +3,22 @@ import { api, ApiError, endpointPath, endpointStats, isAbortError, listIssues } 
 import { localTime } from '../format';
 import { type LiveChange, useDocumentTitle } from '../hooks';
 import { announceIssuesChanged } from '../issues';
+import { canWrite } from '../roles';
 import { href } from '../router';
 import type { Destination, DestinationStats, Endpoint, EndpointWithDestinations, Issue } from '../types';
 import { Alert } from './Alert';
 import { CopyButton } from './CopyButton';
 import { Destinations } from './Destinations';
+import { EndpointSettings } from './EndpointSettings';
 import { EndpointStatsCard } from './EndpointStatsCard';
 import { EventsList } from './EventsList';
 import { IngestRules } from './IngestRules';
 import { StatusBadge } from './StatusBadge';
 
-/** One endpoint: its capture URL, ingest rules, destinations and live events. */
+/**
+ * One endpoint: its capture URL, ingest rules, team and retention, destinations and live events. What
+ * changes it is shown to members and above only (a viewer reads).
+ */
 export function EndpointPage({ id, params }: { id: string; params: URLSearchParams }) {
   const [endpoint, setEndpoint] = useState<EndpointWithDestinations | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -85,6 +90,7 @@ export function EndpointPage({ id, params }: { id: string; params: URLSearchPara
     );
   }
 
+  const writable = canWrite(endpoint.role);
   return (
     <div class="page">
       <Breadcrumbs name={endpoint.name} />
@@ -97,17 +103,19 @@ export function EndpointPage({ id, params }: { id: string; params: URLSearchPara
         </div>
         <div class="head-actions">
           <StatusBadge status={endpoint.is_active ? 'active' : 'inactive'} />
-          <label class="switch" for="endpoint-active">
-            <input
-              id="endpoint-active"
-              type="checkbox"
-              role="switch"
-              data-testid="endpoint-active-toggle"
-              checked={endpoint.is_active}
-              onChange={() => void toggleActive()}
-            />
-            <span>Accept webhooks</span>
-          </label>
+          {writable && (
+            <label class="switch" for="endpoint-active">
+              <input
+                id="endpoint-active"
+                type="checkbox"
+                role="switch"
+                data-testid="endpoint-active-toggle"
+                checked={endpoint.is_active}
+                onChange={() => void toggleActive()}
+              />
+              <span>Accept webhooks</span>
+            </label>
+          )}
         </div>
       </div>
       <Alert error={toggleError} />
@@ -131,7 +139,7 @@ export function EndpointPage({ id, params }: { id: string; params: URLSearchPara
         </p>
         {!endpoint.is_active && (
           <p class="alert alert-warning" role="note">
-            This endpoint is inactive: its capture URL refuses new webhooks until you turn “Accept webhooks”
+            This endpoint is inactive: its capture URL refuses new webhooks until “Accept webhooks” is turned
             back on.
           </p>
         )}
@@ -139,8 +147,11 @@ export function EndpointPage({ id, params }: { id: string; params: URLSearchPara
 
       <IngestRules endpoint={endpoint} onSaved={applyUpdate} />
 
+      <EndpointSettings endpoint={endpoint} onSaved={applyUpdate} />
+
       <Destinations
         endpointId={endpoint.id}
+        writable={writable}
         initial={endpoint.destinations}
         issues={issues}
         recent={recent}

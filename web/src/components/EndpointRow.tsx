@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, endpointPath } from '../api';
 import { localTime } from '../format';
+import { canWrite, ROLE_TEXT } from '../roles';
 import { href } from '../router';
 import type { Endpoint } from '../types';
 import { Alert } from './Alert';
@@ -9,11 +10,13 @@ import { StatusBadge } from './StatusBadge';
 
 interface Props {
   endpoint: Endpoint;
+  /** The name of the team it belongs to; null for a personal endpoint. */
+  teamName: string | null;
   onChange: (endpoint: Endpoint) => void;
   onDelete: (endpoint: Endpoint) => void;
 }
 
-export function EndpointRow({ endpoint, onChange, onDelete }: Props) {
+export function EndpointRow({ endpoint, teamName, onChange, onDelete }: Props) {
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(endpoint.name);
   const [saving, setSaving] = useState(false);
@@ -82,6 +85,7 @@ export function EndpointRow({ endpoint, onChange, onDelete }: Props) {
   };
 
   const toggleId = `active-${endpoint.id}`;
+  const writable = canWrite(endpoint.role);
   return (
     <li class="endpoint-row" data-testid="endpoint-row" data-endpoint-id={endpoint.id}>
       <div class="endpoint-main">
@@ -121,16 +125,19 @@ export function EndpointRow({ endpoint, onChange, onDelete }: Props) {
               {endpoint.name}
             </a>
             <StatusBadge status={endpoint.is_active ? 'active' : 'inactive'} />
-            <button
-              type="button"
-              class="btn btn-small btn-ghost"
-              ref={renameButton}
-              data-testid="rename-endpoint"
-              aria-label={`Rename ${endpoint.name}`}
-              onClick={startEdit}
-            >
-              Rename
-            </button>
+            {teamName !== null && <TeamBadge name={teamName} role={endpoint.role} />}
+            {writable && (
+              <button
+                type="button"
+                class="btn btn-small btn-ghost"
+                ref={renameButton}
+                data-testid="rename-endpoint"
+                aria-label={`Rename ${endpoint.name}`}
+                onClick={startEdit}
+              >
+                Rename
+              </button>
+            )}
           </div>
         )}
         <p class="muted small">Created {localTime(endpoint.created_at)}</p>
@@ -147,34 +154,49 @@ export function EndpointRow({ endpoint, onChange, onDelete }: Props) {
         />
       </div>
 
-      <div class="endpoint-actions">
-        <label class="switch" for={toggleId}>
-          <input
-            id={toggleId}
-            type="checkbox"
-            role="switch"
-            data-testid="endpoint-active-toggle"
-            aria-label={`Active: ${endpoint.name}`}
-            checked={endpoint.is_active}
-            onChange={() => void toggleActive()}
-          />
-          <span>Active</span>
-        </label>
-        <button
-          type="button"
-          class="btn btn-small btn-danger-outline"
-          data-testid="delete-endpoint"
-          aria-label={`Delete ${endpoint.name}`}
-          onClick={() => onDelete(endpoint)}
-        >
-          Delete
-        </button>
-      </div>
+      {writable && (
+        <div class="endpoint-actions">
+          <label class="switch" for={toggleId}>
+            <input
+              id={toggleId}
+              type="checkbox"
+              role="switch"
+              data-testid="endpoint-active-toggle"
+              aria-label={`Active: ${endpoint.name}`}
+              checked={endpoint.is_active}
+              onChange={() => void toggleActive()}
+            />
+            <span>Active</span>
+          </label>
+          <button
+            type="button"
+            class="btn btn-small btn-danger-outline"
+            data-testid="delete-endpoint"
+            aria-label={`Delete ${endpoint.name}`}
+            onClick={() => onDelete(endpoint)}
+          >
+            Delete
+          </button>
+        </div>
+      )}
       {error !== null && (
         <div class="endpoint-error">
           <Alert error={error} />
         </div>
       )}
     </li>
+  );
+}
+
+/** The team an endpoint belongs to, and the caller's role in it. */
+export function TeamBadge({ name, role }: { name: string; role: Endpoint['role'] }) {
+  return (
+    <span
+      class="badge badge-team"
+      data-testid="endpoint-team"
+      title={`Team ${name}; your role: ${ROLE_TEXT[role].label}`}
+    >
+      {name}
+    </span>
   );
 }

@@ -1,15 +1,21 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { api, endpointPath, isAbortError } from '../api';
+import { api, createEndpoint, endpointPath, isAbortError, listEndpoints } from '../api';
 import { localTime } from '../format';
-import { useDocumentTitle } from '../hooks';
+import { useDocumentTitle, useScope } from '../hooks';
+import { canWrite } from '../roles';
+import { inScope } from '../team-scope';
 import type { Endpoint } from '../types';
 import { Alert } from './Alert';
 import { ConfirmDialog } from './ConfirmDialog';
 import { EndpointRow } from './EndpointRow';
 
-/** The user's endpoints: create, rename, (de)activate, delete, copy a capture URL. */
+/**
+ * The endpoints of the scope chosen in the header (personal, or a team): create, rename, (de)activate,
+ * delete, copy a capture URL. A team's viewers see its endpoints without the buttons that change them.
+ */
 export function EndpointsPage() {
   useDocumentTitle('Endpoints');
+  const { scope, team, teams } = useScope();
   const [endpoints, setEndpoints] = useState<Endpoint[] | null>(null);
   const [loadError, setLoadError] = useState<unknown>(null);
   const [name, setName] = useState('');
@@ -23,8 +29,8 @@ export function EndpointsPage() {
 
   useEffect(() => {
     const controller = new AbortController();
-    api<{ endpoints: Endpoint[] }>('/api/endpoints', { signal: controller.signal })
-      .then((data) => setEndpoints(data.endpoints))
+    listEndpoints(controller.signal)
+      .then(setEndpoints)
       .catch((error) => {
         if (!isAbortError(error)) setLoadError(error);
       });
@@ -43,10 +49,7 @@ export function EndpointsPage() {
     setCreating(true);
     setCreateError(null);
     try {
-      const { endpoint } = await api<{ endpoint: Endpoint }>('/api/endpoints', {
-        method: 'POST',
-        body: { name: trimmed },
-      });
+      const endpoint = await createEndpoint(trimmed, scope);
       setEndpoints((list) => [endpoint, ...(list ?? []).filter((e) => e.id !== endpoint.id)]);
       setName('');
       setAnnouncement(`Endpoint “${endpoint.name}” created.`);
@@ -85,6 +88,12 @@ export function EndpointsPage() {
     }
   };
 
+  // While the teams load, a team's role is unknown: its buttons wait for it.
+  const mayCreate = scope === null || canWrite(team?.role);
+  const shown = endpoints?.filter((endpoint) => inScope(endpoint, scope)) ?? null;
+  const teamName = (endpoint: Endpoint) => teams?.find((t) => t.id === endpoint.team_id)?.name ?? null;
+  const where = team ? ` in ${team.name}` : '';
+
   return (
     <div class="page">
       <div class="page-head">
@@ -97,28 +106,30 @@ export function EndpointsPage() {
         </p>
       </div>
 
-      <section class="card" aria-labelledby="create-heading">
-        <h2 id="create-heading">New endpoint</h2>
-        <form class="inline-form" onSubmit={(event) => void create(event)}>
-          <div class="field grow">
-            <label for="new-endpoint-name">Name</label>
-            <input
-              id="new-endpoint-name"
-              ref={nameInput}
-              data-testid="new-endpoint-name"
-              type="text"
-              maxLength={200}
-              placeholder="e.g. Stripe production"
-              value={name}
-              onInput={(e) => setName(e.currentTarget.value)}
-            />
-          </div>
-          <button type="submit" class="btn btn-primary" data-testid="create-endpoint" disabled={creating}>
-            {creating ? 'Creating…' : 'Create endpoint'}
-          </button>
-        </form>
-        <Alert error={createError} />
-      </section>
+      {mayCreate && (
+        <section class="card" aria-labelledby="create-heading">
+          <h2 id="create-heading">New endpoint{where}</h2>
+          <form class="inline-form" onSubmit={(event) => void create(event)}>
+            <div class="field grow">
+              <label for="new-endpoint-name">Name</label>
+              <input
+                id="new-endpoint-name"
+                ref={nameInput}
+                data-testid="new-endpoint-name"
+                type="text"
+                maxLength={200}
+                placeholder="e.g. Stripe production"
+                value={name}
+                onInput={(e) => setName(e.currentTarget.value)}
+              />
+            </div>
+            <button type="submit" class="btn btn-primary" data-testid="create-endpoint" disabled={creating}>
+              {creating ? 'Creating…' : 'Create endpoint'}
+            </button>
+          </form>
+          <Alert error={createError} />
+        </section>
+      )}
 
       <p class="sr-only" role="status" aria-live="polite">
         {announcement}
@@ -126,25 +137,35 @@ export function EndpointsPage() {
 
       <section aria-labelledby="list-heading">
         <h2 id="list-heading" class="section-title">
-          Your endpoints{endpoints ? ` (${endpoints.length})` : ''}
+          {team ? `Endpoints of ${team.name}` : 'Your endpoints'}
+          {shown ? ` (${shown.length})` : ''}
         </h2>
         <Alert error={loadError} />
-        {!endpoints && !loadError && (
+        {!shown && !loadError && (
           <p class="muted" aria-busy="true">
             Loading endpoints…
           </p>
         )}
-        {endpoints && endpoints.length === 0 && (
+        {shown && shown.length === 0 && (
           <div class="empty" data-testid="endpoints-empty">
             <p>
-              <strong>No endpoints yet.</strong> Create one above to get a capture URL.
+              <strong>No endpoints{where} yet.</strong>{' '}
+              {mayCreate
+                ? 'Create one above to get a capture URL.'
+                : 'Its members and admins create them; you will see them here.'}
             </p>
           </div>
         )}
-        {endpoints && endpoints.length > 0 && (
+        {shown && shown.length > 0 && (
           <ul class="endpoint-list" data-testid="endpoints-list">
-            {endpoints.map((endpoint) => (
-              <EndpointRow key={endpoint.id} endpoint={endpoint} onChange={replace} onDelete={setToDelete} />
+            {shown.map((endpoint) => (
+              <EndpointRow
+                key={endpoint.id}
+                endpoint={endpoint}
+                teamName={teamName(endpoint)}
+                onChange={replace}
+                onDelete={setToDelete}
+              />
             ))}
           </ul>
         )}

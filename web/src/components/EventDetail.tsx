@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, endpointPath, errorMessages, isAbortError } from '../api';
 import { base64Size, formatBody, localTime, plural, shortId } from '../format';
 import { useDocumentTitle, useEventStream } from '../hooks';
+import { canWrite } from '../roles';
 import { href } from '../router';
 import type { Endpoint, EventWithDeliveries, ReplayResult } from '../types';
 import { AiPanel } from './AiPanel';
@@ -21,7 +22,7 @@ const BODY_PREVIEW_CHARS = 200_000;
 /** One captured request: everything about it, its deliveries, replay and AI analysis. */
 export function EventDetail({ endpointId, eventId }: { endpointId: string; eventId: string }) {
   const [event, setEvent] = useState<EventWithDeliveries | null>(null);
-  const [endpointName, setEndpointName] = useState<string | null>(null);
+  const [endpoint, setEndpoint] = useState<Endpoint | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [replaying, setReplaying] = useState(false);
   const [replayResult, setReplayResult] = useState<{ ok: boolean; text: string } | null>(null);
@@ -64,7 +65,7 @@ export function EventDetail({ endpointId, eventId }: { endpointId: string; event
     again.current = false;
     void refresh(controller.signal);
     api<{ endpoint: Endpoint }>(endpointPath(endpointId), { signal: controller.signal })
-      .then(({ endpoint }) => setEndpointName(endpoint.name))
+      .then(({ endpoint: loaded }) => setEndpoint(loaded))
       .catch(() => undefined);
     return () => controller.abort();
   }, [endpointId, refresh]);
@@ -115,7 +116,7 @@ export function EventDetail({ endpointId, eventId }: { endpointId: string; event
           <a href={href.endpoints()}>Endpoints</a>
         </li>
         <li>
-          <a href={href.endpoint(endpointId)}>{endpointName ?? 'Endpoint'}</a>
+          <a href={href.endpoint(endpointId)}>{endpoint?.name ?? 'Endpoint'}</a>
         </li>
         <li>
           <span aria-current="page">Event {shortId(eventId)}</span>
@@ -164,15 +165,17 @@ export function EventDetail({ endpointId, eventId }: { endpointId: string; event
         <div class="head-actions">
           <StatusBadge status={event.status} testId="event-status" />
           <LiveIndicator state={streamState} />
-          <button
-            type="button"
-            class="btn btn-primary"
-            data-testid="replay"
-            onClick={() => void replay()}
-            disabled={replaying}
-          >
-            {replaying ? 'Replaying…' : 'Replay'}
-          </button>
+          {canWrite(endpoint?.role) && (
+            <button
+              type="button"
+              class="btn btn-primary"
+              data-testid="replay"
+              onClick={() => void replay()}
+              disabled={replaying}
+            >
+              {replaying ? 'Replaying…' : 'Replay'}
+            </button>
+          )}
         </div>
       </div>
       {replayResult && (

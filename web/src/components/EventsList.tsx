@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, endpointPath, isAbortError } from '../api';
 import { isoToLocalInput, localInputToIso, localTime, plural, preview } from '../format';
 import { type LiveChange, useEventStream } from '../hooks';
+import { canWrite } from '../roles';
 import { href, replaceHash } from '../router';
 import type { Endpoint, EventFilters, EventSummary, EventVerification, Pagination } from '../types';
 import { EVENT_STATUSES, VERIFICATION_STATUSES } from '../types';
@@ -316,19 +317,20 @@ export function EventsList({
         )}
       </form>
 
-      {filters.verification ? (
-        <p class="hint bulk-replay-note" data-testid="bulk-replay-unavailable">
-          Bulk replay does not filter by signature: set Signature to Any to replay the matching events.
-        </p>
-      ) : (
-        <BulkReplayBar
-          endpointId={endpoint.id}
-          status={filters.status}
-          from={filters.from}
-          q={filters.q}
-          listed={data?.pagination.total}
-        />
-      )}
+      {canWrite(endpoint.role) &&
+        (filters.verification ? (
+          <p class="hint bulk-replay-note" data-testid="bulk-replay-unavailable">
+            Bulk replay does not filter by signature: set Signature to Any to replay the matching events.
+          </p>
+        ) : (
+          <BulkReplayBar
+            endpointId={endpoint.id}
+            status={filters.status}
+            from={filters.from}
+            q={filters.q}
+            listed={data?.pagination.total}
+          />
+        ))}
 
       {newCount > 0 && (
         <div class="banner" role="status" data-testid="new-events-banner">

@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
 import { logout } from '../api';
 import { plural } from '../format';
-import { useOpenIssueCount } from '../hooks';
-import { href, type Route } from '../router';
+import { useOpenIssueCount, useScope } from '../hooks';
+import { href, navigate, type Route } from '../router';
+import { saveScope } from '../team-scope';
 import type { User } from '../types';
 
 export function Header({ user, route }: { user: User; route: Route }) {
@@ -14,6 +15,7 @@ export function Header({ user, route }: { user: User; route: Route }) {
     await logout();
     window.location.hash = '/login';
   };
+  const current = (...names: Route['name'][]) => (names.includes(route.name) ? 'page' : undefined);
   return (
     <header class="topbar">
       <div class="topbar-inner">
@@ -23,13 +25,14 @@ export function Header({ user, route }: { user: User; route: Route }) {
           </span>{' '}
           Hooktrail
         </a>
+        <TeamSwitcher route={route} />
         <nav aria-label="Main">
-          <a href={href.endpoints()} aria-current={route.name === 'endpoints' ? 'page' : undefined}>
+          <a href={href.endpoints()} aria-current={current('endpoints')}>
             Endpoints
           </a>
           <a
             href={href.issues()}
-            aria-current={route.name === 'issues' ? 'page' : undefined}
+            aria-current={current('issues')}
             aria-label={openIssues ? `Issues (${plural(openIssues, 'open issue')})` : undefined}
           >
             Issues
@@ -39,11 +42,17 @@ export function Header({ user, route }: { user: User; route: Route }) {
               </span>
             )}
           </a>
-          <a href={href.notifications()} aria-current={route.name === 'notifications' ? 'page' : undefined}>
+          <a href={href.notifications()} aria-current={current('notifications')}>
             Notifications
           </a>
-          <a href={href.apiKeys()} aria-current={route.name === 'api-keys' ? 'page' : undefined}>
+          <a href={href.apiKeys()} aria-current={current('api-keys')}>
             API keys
+          </a>
+          <a href={href.teams()} aria-current={current('teams', 'team')}>
+            Teams
+          </a>
+          <a href={href.auditLog()} aria-current={current('audit-log')}>
+            Audit log
           </a>
         </nav>
         <div class="topbar-user">
@@ -65,5 +74,36 @@ export function Header({ user, route }: { user: User; route: Route }) {
         </div>
       </div>
     </header>
+  );
+}
+
+/**
+ * Personal or one of the caller's teams: the endpoints list shows that scope's endpoints and creates new
+ * ones there. Shown once the caller is in a team; choosing one opens its endpoints list.
+ */
+function TeamSwitcher({ route }: { route: Route }) {
+  const { teams, scope } = useScope();
+  if (!teams || teams.length === 0) return null;
+  const choose = (value: string) => {
+    saveScope(value || null);
+    if (route.name !== 'endpoints') navigate(href.endpoints());
+  };
+  return (
+    <div class="team-switcher">
+      <label for="team-switcher">Team</label>
+      <select
+        id="team-switcher"
+        data-testid="team-switcher"
+        value={scope ?? ''}
+        onChange={(event) => choose(event.currentTarget.value)}
+      >
+        <option value="">Personal</option>
+        {teams.map((team) => (
+          <option key={team.id} value={team.id}>
+            {team.name}
+          </option>
+        ))}
+      </select>
+    </div>
   );
 }

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { updateIngestRules } from '../api';
+import { canWrite } from '../roles';
 import {
   changedRules,
   credentialOf,
@@ -176,9 +177,11 @@ export function IngestRules({ endpoint, onSaved }: Props) {
               <dd data-testid="rules-dedup">{describeDedup(endpoint.dedup)}</dd>
             </div>
           </dl>
-          <button type="button" class="btn" ref={editButton} data-testid="edit-ingest-rules" onClick={open}>
-            Edit ingest rules
-          </button>
+          {canWrite(endpoint.role) && (
+            <button type="button" class="btn" ref={editButton} data-testid="edit-ingest-rules" onClick={open}>
+              Edit ingest rules
+            </button>
+          )}
         </>
       )}
       <Alert error={error} testId="ingest-rules-error" />

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, currentUser, getIssue, isAbortError, listIssues, setIssueStatus } from '../api';
+import { currentUser, getIssue, isAbortError, listEndpoints, listIssues, setIssueStatus } from '../api';
 import { localTime, plural } from '../format';
 import { useBusyAction, useDocumentTitle } from '../hooks';
 import {
@@ -12,6 +12,7 @@ import {
   issuesApiQuery,
   onIssuesChanged,
 } from '../issues';
+import { canWrite } from '../roles';
 import { href, replaceHash } from '../router';
 import { type Endpoint, ISSUE_STATUSES, type Issue, type IssueWithDiagnosis } from '../types';
 import { Alert } from './Alert';
@@ -42,9 +43,9 @@ export function IssuesPage({ params }: { params: URLSearchParams }) {
 
   useEffect(() => {
     const controller = new AbortController();
-    api<{ endpoints: Endpoint[] }>('/api/endpoints', { signal: controller.signal }).then(
-      ({ endpoints: list }) => setEndpoints(list),
-      () => undefined, // the filter then offers "All endpoints" only
+    listEndpoints(controller.signal).then(
+      setEndpoints,
+      () => undefined, // the filter then offers "All endpoints" only, and no issue can be acknowledged
     );
     return () => controller.abort();
   }, []);
@@ -81,7 +82,7 @@ export function IssuesPage({ params }: { params: URLSearchParams }) {
     setAnnouncement(`Issue ${ISSUE_STATUS_TEXT[updated.status].toLowerCase()}: ${updated.summary}`);
   };
 
-  const endpointName = (id: string) => endpoints.find((endpoint) => endpoint.id === id)?.name ?? id;
+  const endpointOf = (id: string) => endpoints.find((endpoint) => endpoint.id === id);
   const endpointOptions: readonly (readonly [string, string])[] = [
     ['', 'All endpoints'],
     ...endpoints.map((endpoint) => [endpoint.id, endpoint.name] as const),
@@ -139,14 +140,18 @@ export function IssuesPage({ params }: { params: URLSearchParams }) {
         )}
         {issues && issues.length > 0 && (
           <ul class="issue-list" data-testid="issues-list">
-            {issues.map((issue) => (
-              <IssueRow
-                key={issue.id}
-                issue={issue}
-                endpointName={endpointName(issue.endpoint_id)}
-                onChanged={onChanged}
-              />
-            ))}
+            {issues.map((issue) => {
+              const endpoint = endpointOf(issue.endpoint_id);
+              return (
+                <IssueRow
+                  key={issue.id}
+                  issue={issue}
+                  endpointName={endpoint?.name ?? issue.endpoint_id}
+                  writable={canWrite(endpoint?.role)}
+                  onChanged={onChanged}
+                />
+              );
+            })}
           </ul>
         )}
       </section>
@@ -157,10 +162,12 @@ export function IssuesPage({ params }: { params: URLSearchParams }) {
 interface RowProps {
   issue: Issue;
   endpointName: string;
+  /** The caller may acknowledge it (a member or above on its endpoint). */
+  writable: boolean;
   onChanged: (issue: Issue) => void;
 }
 
-function IssueRow({ issue, endpointName, onChanged }: RowProps) {
+function IssueRow({ issue, endpointName, writable, onChanged }: RowProps) {
   const { busy, error, run } = useBusyAction();
 
   const acknowledge = () =>
@@ -225,7 +232,7 @@ function IssueRow({ issue, endpointName, onChanged }: RowProps) {
         </div>
       </dl>
       <div class="issue-actions">
-        {issue.status === 'open' && (
+        {writable && issue.status === 'open' && (
           <button
             type="button"
             class="btn btn-small"
