@@ -8,11 +8,13 @@
 // Environment (all optional):
 //   BENCH_POSTGRES_URL  postgres://postgres@127.0.0.1:5432   server for the two databases it creates
 //   BENCH_REDIS_URL     redis://127.0.0.1:6379
-//   BENCH_SCENARIOS     capture,rules,delivery,flow,soak,reads,stats  a subset to run only those
+//   BENCH_SCENARIOS     capture,rules,delivery,flow,soak,reads,stats  a subset to run only those; retention
+//                       (scenario 9) runs only when named
 //   BENCH_CAPTURE_SECONDS 20   BENCH_CONNECTIONS 50          scenario 1
 //   BENCH_SOAK_SECONDS  300                                   scenario 4 (RSS after it vs after 1 minute)
 //   BENCH_READ_EVENTS   1000000                               scenario 3
 //   BENCH_STATS_EVENTS  1000000                               scenario 8 (statistics)
+//   BENCH_RETENTION_EVENTS 1020000                            scenario 9 (retention; not in the default run)
 //   BENCH_SEED_DURING_SOAK 1   seed scenario 3's events while the soak runs (0: one after the other)
 //   BENCH_CPU_PROF      1 to write a V8 CPU profile of the service to bench/results/profiles
 //                       (read it with `node bench/profile-top.js <file>`)
@@ -70,6 +72,8 @@ const CONFIG = {
   readEvents: number('BENCH_READ_EVENTS', 1_000_000),
   readRequests: 200,
   statsEvents: number('BENCH_STATS_EVENTS', 1_000_000),
+  // 2 % of them are dead letters, which are kept: about a million deleted.
+  retentionEvents: number('BENCH_RETENTION_EVENTS', 1_020_000),
   statsRequests: 200,
   statsBatches: 100,
   seedDuringSoak: env.BENCH_SEED_DURING_SOAK !== '0',
@@ -609,8 +613,11 @@ async function scenarioFairShare(context) {
   await waitForDrain(db, 'after scenario 6');
 }
 
-/** Seeds `CONFIG.readEvents` events into `endpointId` (GIN indexes rebuilt after the inserts). */
-async function seedEvents(db, endpointId, concurrently) {
+/**
+ * Seeds `total` events into `endpointId` (GIN indexes rebuilt after the inserts); `span` places them in time
+ * (insertChunkSql: by default the last 90 days).
+ */
+async function seedEvents(db, endpointId, { total = CONFIG.readEvents, concurrently = false, span } = {}) {
   const begin = Date.now();
   const { rows: ginIndexes } = await db.query(
     `select indexname, indexdef from pg_indexes where tablename = 'events' and indexdef ilike '% using gin %'`,
@@ -619,15 +626,11 @@ async function seedEvents(db, endpointId, concurrently) {
   for (const index of ginIndexes)
     await db.query(`drop index ${concurrently ? 'concurrently' : ''} "${index.indexname}"`);
   const chunk = 100_000;
-  for (let from = 1; from <= CONFIG.readEvents; from += chunk) {
-    await db.query(
-      insertChunkSql(endpointId, from, Math.min(CONFIG.readEvents, from + chunk - 1), CONFIG.readEvents),
-    );
+  for (let from = 1; from <= total; from += chunk) {
+    await db.query(insertChunkSql(endpointId, from, Math.min(total, from + chunk - 1), total, span));
   }
   const inserted = (Date.now() - begin) / 1000;
-  log(
-    `scenario 3: ${count(CONFIG.readEvents)} events inserted in ${inserted.toFixed(0)} s; rebuilding GIN indexes`,
-  );
+  log(`${count(total)} events inserted in ${inserted.toFixed(0)} s; rebuilding GIN indexes`);
   await db.query(`set maintenance_work_mem = '512MB'`);
   for (const index of ginIndexes) {
     await db.query(
@@ -683,7 +686,7 @@ async function scenarioReads(context, seeded) {
   const scenario = `3. reads at ${count(CONFIG.readEvents)} events`;
   if (!seeded) {
     log(`scenario 3: seeding ${count(CONFIG.readEvents)} events`);
-    seeded = await seedEvents(db, readsEndpoint.id, false);
+    seeded = await seedEvents(db, readsEndpoint.id);
   }
   notes.push(
     `Scenario 3 seeding: ${count(CONFIG.readEvents)} events (Stripe invoice.paid / charge.succeeded, GitHub push, ` +
@@ -775,16 +778,25 @@ async function seedStats(db, endpointId, destination) {
        select gen_random_uuid(), id, $5, $6, gen_random_uuid(), 'delivered', received_at from ev`,
       [endpointId, from, to, total, destination.id, destination.url],
     );
-    await db.query(
-      `update deliveries d set attempt_count = 1, last_attempted_at = d.created_at,
-         attempts = jsonb_build_array(jsonb_build_object(
-           'at', d.created_at, 'response_code', case when abs(hashtext(d.id::text)) % 20 = 0 then 500 else 200 end,
-           'duration_ms', 20 + abs(hashtext(d.id::text)) % 256, 'error', null, 'response_body', null))
-       where d.id in (select id from deliveries where destination_id = $1 and attempt_count = 0 limit $2)`,
-      [destination.id, STATS_SEED_CHUNK],
-    );
+    await recordSeededAttempts(db, destination.id, STATS_SEED_CHUNK);
   }
   await db.query('vacuum (analyze) endpoint_event_stats, destination_attempt_stats');
+}
+
+/**
+ * Gives up to `limit` of the destination's deliveries without an attempt one (95 % 200, 5 % 500; 20 to 275
+ * ms), by an UPDATE that goes through the statistics trigger as recorded attempts do. Returns how many.
+ */
+async function recordSeededAttempts(db, destinationId, limit) {
+  const { rowCount } = await db.query(
+    `update deliveries d set attempt_count = 1, last_attempted_at = d.created_at,
+       attempts = jsonb_build_array(jsonb_build_object(
+         'at', d.created_at, 'response_code', case when abs(hashtext(d.id::text)) % 20 = 0 then 500 else 200 end,
+         'duration_ms', 20 + abs(hashtext(d.id::text)) % 256, 'error', null, 'response_body', null))
+     where d.id in (select id from deliveries where destination_id = $1 and attempt_count = 0 limit $2)`,
+    [destinationId, limit],
+  );
+  return rowCount;
 }
 
 /** Scenario 8's measure of the trigger on the capture path: one 500-event insert, with and without it. */
@@ -878,6 +890,188 @@ async function scenarioStats(context) {
     scenario,
     'insert of a 500-event batch, p50: with / without the stats trigger',
     `${ms(percentile(timings.with, 50))} / ${ms(percentile(timings.without, 50))}`,
+  );
+}
+
+/** Scenario 9's events: received over 30 days, ending 2 days ago, past its endpoint's retention of 1 day. */
+const RETENTION_SPAN = { days: 30, olderThanDays: 2 };
+/** How long scenario 9 waits for the deletion to finish once its measures are done. */
+const RETENTION_DRAIN_MS = 10 * 60_000;
+
+/** Events the service's retention deleted so far (its delivery thread's counter, merged into /metrics). */
+async function retentionDeleted(baseUrl) {
+  const text = await (await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+  const series = 'hooktrail_retention_deleted_events_total ';
+  const line = text.split('\n').find((candidate) => candidate.startsWith(series));
+  return line === undefined ? 0 : Number(line.slice(series.length));
+}
+
+/** Scenario 9's data: `CONFIG.retentionEvents` events (scenario 3's kinds and statuses), one delivery each, with one attempt. */
+async function seedRetention(db, endpointId, destination) {
+  const seeded = await seedEvents(db, endpointId, { total: CONFIG.retentionEvents, span: RETENTION_SPAN });
+  await db.query(
+    `insert into deliveries (id, event_id, destination_id, destination_url, dispatch_id, status, created_at)
+     select gen_random_uuid(), id, $2, $3, gen_random_uuid(), 'delivered', received_at from events where endpoint_id = $1`,
+    [endpointId, destination.id, destination.url],
+  );
+  while ((await recordSeededAttempts(db, destination.id, STATS_SEED_CHUNK)) > 0);
+  await db.query('vacuum (analyze) events, deliveries');
+  return seeded;
+}
+
+/** The tables of the service's database a vacuum (an autovacuum, mostly) is working on now. */
+async function vacuuming(db) {
+  const { rows } = await db.query(
+    `select p.relid::regclass::text as name from pg_stat_progress_vacuum p
+     join pg_database d on d.oid = p.datid where d.datname = $1`,
+    [names.serviceDb],
+  );
+  return rows.map((row) => row.name);
+}
+
+/**
+ * Scenario 1's load (after its warm-up) on the capture URL, metered and counted in the ledger; its errors
+ * include the warm-up's. `vacuumed`: the tables being vacuumed at its start or its end.
+ */
+async function measuredCapture(context) {
+  const { captureUrl, service, db } = context;
+  const load = { connections: CONFIG.connections, body: webhookBody(1024) };
+  const warmup = await constantLoad(captureUrl, { ...load, duration: CONFIG.warmupSeconds });
+  const vacuumedAtStart = await vacuuming(db);
+  const measured = await meteredLoad(
+    captureUrl,
+    { ...load, duration: CONFIG.captureSeconds },
+    service.pid,
+    backendsOf(db, names.serviceDb),
+  );
+  const vacuumed = [...new Set([...vacuumedAtStart, ...(await vacuuming(db))])];
+  for (const run of [warmup, measured]) {
+    ledger.acknowledged += run.ok;
+    ledger.serviceErrors += run.errors;
+    ledger.inFlightAtStop += CONFIG.connections;
+  }
+  return { ...measured, errors: measured.errors + warmup.errors, vacuumed };
+}
+
+/**
+ * Scenario 9: capture (scenario 1's load and method) before, while and after the worker deletes
+ * `CONFIG.retentionEvents` expired events with their deliveries: an endpoint holding them (30 days of them,
+ * the newest 2 days old) gets `retention_days: 1`, and the next retention pass (RETENTION_INTERVAL_MS, 1 s
+ * here) deletes them, a batch at a time. Its dead letters are kept. The endpoint is deleted after.
+ */
+async function scenarioRetention(context) {
+  const { baseUrl, token, db, sink } = context;
+  const scenario = `9. retention: capture while the worker deletes ${count(CONFIG.retentionEvents)} events`;
+  const { endpoint } = await api(baseUrl, 'POST', '/api/endpoints', { token, body: { name: 'retention' } });
+  const { destination } = await api(baseUrl, 'POST', `/api/endpoints/${endpoint.id}/destinations`, {
+    token,
+    body: { url: `${sink.url}/retention` },
+  });
+  log(`scenario 9: seeding ${count(CONFIG.retentionEvents)} events with one delivery and attempt each`);
+  const seeded = await seedRetention(db, endpoint.id, destination);
+  const {
+    rows: [expected],
+  } = await db.query(
+    `select count(*) filter (where status <> 'dead_letter')::int as expired,
+            count(*) filter (where status = 'dead_letter')::int as kept
+     from events where endpoint_id = $1`,
+    [endpoint.id],
+  );
+  notes.push(
+    `Scenario 9 seeding: ${count(CONFIG.retentionEvents)} events as in scenario 3, received over 30 days ending ` +
+      `2 days ago, each with a delivered delivery and its attempt, in ${seeded.seconds.toFixed(0)} s.`,
+  );
+
+  log('scenario 9: capture, no deletion');
+  const before = await measuredCapture(context);
+  await waitForDrain(db, 'scenario 9, before the deletion');
+
+  log('scenario 9: retention_days 1 on the endpoint; capture while the worker deletes');
+  const deletedAtStart = await retentionDeleted(baseUrl);
+  const shortenedAt = Date.now();
+  await api(baseUrl, 'PATCH', `/api/endpoints/${endpoint.id}`, { token, body: { retention_days: 1 } });
+  const startedBy = Date.now() + 30_000;
+  while ((await retentionDeleted(baseUrl)) === deletedAtStart && Date.now() < startedBy) await sleep(100);
+  const deletedBeforeLoad = await retentionDeleted(baseUrl);
+  const during = await measuredCapture(context);
+  const deletedDuringLoad = (await retentionDeleted(baseUrl)) - deletedBeforeLoad;
+  await waitForDrain(db, 'scenario 9, during the deletion');
+
+  log('scenario 9: waiting for the deletion to finish');
+  // Watched on the service's counter: counting the endpoint's events meanwhile would take the CPU it measures.
+  const drainBy = Date.now() + RETENTION_DRAIN_MS;
+  while ((await retentionDeleted(baseUrl)) - deletedAtStart < expected.expired && Date.now() < drainBy)
+    await sleep(500);
+  const deletionSeconds = (Date.now() - shortenedAt) / 1000;
+  const {
+    rows: [left],
+  } = await db.query(
+    `select count(*) filter (where status <> 'dead_letter')::int as expired,
+            count(*) filter (where status = 'dead_letter')::int as kept,
+            (select count(*)::int from deliveries where destination_id = $2) as deliveries
+     from events where endpoint_id = $1`,
+    [endpoint.id, destination.id],
+  );
+
+  log('scenario 9: capture after the deletion');
+  const after = await measuredCapture(context);
+  await waitForDrain(db, 'scenario 9, after the deletion');
+  await api(baseUrl, 'DELETE', `/api/endpoints/${endpoint.id}`, { token });
+
+  const latency = (run) => `${ms(run.p50)} / ${ms(run.p99)}`;
+  addRow(scenario, 'capture p50 / p99 before the deletion', latency(before));
+  addRow(
+    scenario,
+    `capture p50 / p99 while deleting (${count(deletedDuringLoad)} events deleted in the ${CONFIG.captureSeconds} s)`,
+    latency(during),
+  );
+  addRow(scenario, 'capture p50 / p99 after the deletion', latency(after));
+  addRow(
+    scenario,
+    'capture p99 while deleting / before',
+    `${(during.p99 / before.p99).toFixed(2)}×`,
+    '≤ 1.25×',
+    during.p99 <= 1.25 * before.p99 && deletedDuringLoad > 0,
+  );
+  addRow(
+    scenario,
+    'captures/s before / while deleting / after',
+    `${rate(before.perSecond)} / ${rate(during.perSecond)} / ${rate(after.perSecond)}`,
+  );
+  addRow(
+    scenario,
+    'CPU per capture, Node + PostgreSQL (the deletion’s backend included), before / while deleting',
+    `${Math.round(before.processUs)} + ${Math.round(before.databaseUs)} µs / ` +
+      `${Math.round(during.processUs)} + ${Math.round(during.databaseUs)} µs`,
+  );
+  const vacuums = { before, 'while deleting': during, after };
+  notes.push(
+    'Scenario 9, tables being vacuumed at the start or the end of each capture measure: ' +
+      Object.entries(vacuums)
+        .map(([label, run]) => `${label}: ${run.vacuumed.length ? run.vacuumed.join(', ') : 'none'}`)
+        .join('; ') +
+      '.',
+  );
+  addRow(
+    scenario,
+    'deleted: events with their deliveries, from retention_days to the last, rate (under the capture load)',
+    `${count(expected.expired - left.expired)} in ${deletionSeconds.toFixed(0)} s, ` +
+      `${rate((expected.expired - left.expired) / deletionSeconds)} ` +
+      `(${rate(deletedDuringLoad / during.durationS)})`,
+  );
+  addRow(
+    scenario,
+    'left: expired events / dead letters kept / deliveries',
+    `${count(left.expired)} / ${count(left.kept)} of ${count(expected.kept)} / ${count(left.deliveries)}`,
+    '0 / all / one per dead letter',
+    left.expired === 0 && left.kept === expected.kept && left.deliveries === expected.kept,
+  );
+  addRow(
+    scenario,
+    'errors (non-2xx, socket errors, time-outs; warm-ups included) before / while deleting / after',
+    `${before.errors} / ${during.errors} / ${after.errors}`,
+    '0',
+    before.errors + during.errors + after.errors === 0,
   );
 }
 
@@ -984,6 +1178,10 @@ async function main() {
     NODE_EXTRA_CA_CERTS: certificate.caFile,
     SITE_URL: baseUrl,
     AUTH_RATE_LIMIT_PER_MIN: '1000',
+    // Scenarios 3 and 8 seed events up to 90 days old for the bench user (on the free plan): every plan
+    // keeps them. Scenario 9 shortens its own endpoint's retention; a pass every second starts it at once.
+    RETENTION_DAYS: 'free:3650,starter:3650,pro:3650,team:3650',
+    RETENTION_INTERVAL_MS: '1000',
     ...(env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: env.BENCH_NODE_OPTIONS } : {}),
   };
   const entry = env.BENCH_SERVICE_ENTRY
@@ -1073,12 +1271,15 @@ async function main() {
   const reads = CONFIG.scenarios.has('reads');
   if (CONFIG.scenarios.has('soak')) {
     const seedMeanwhile =
-      reads && CONFIG.seedDuringSoak ? () => seedEvents(db, readsEndpoint.id, true) : null;
+      reads && CONFIG.seedDuringSoak ? () => seedEvents(db, readsEndpoint.id, { concurrently: true }) : null;
     seeded = await scenarioSoak(context, seedMeanwhile);
   }
   if (reads) await scenarioReads(context, seeded);
   if (CONFIG.scenarios.has('stats')) await scenarioStats(context);
-  if (['capture', 'rules', 'delivery', 'flow', 'soak'].some((name) => CONFIG.scenarios.has(name))) {
+  if (CONFIG.scenarios.has('retention')) await scenarioRetention(context);
+  if (
+    ['capture', 'rules', 'delivery', 'flow', 'soak', 'retention'].some((name) => CONFIG.scenarios.has(name))
+  ) {
     await recordLedger(context);
   }
 

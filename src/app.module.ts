@@ -6,6 +6,7 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import type Redis from 'ioredis';
 import { LoggerModule } from 'nestjs-pino';
 import { AiModule } from './ai/ai.module';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { BulkReplayModule, BulkReplayWorkerModule } from './delivery/bulk-replay/bulk-replay.module';
 import { DeliveryThreadModule } from './delivery/delivery-thread.module';
@@ -29,9 +30,11 @@ import { ormOptions } from './database/orm-options';
 import { HealthModule } from './health/health.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { REDIS, RedisModule } from './redis/redis.module';
+import { RetentionWorkerModule } from './retention/retention.module';
 import { SharedThrottlerStorage } from './redis/shared-throttler-storage';
 import { SecretsModule } from './secrets/secrets.module';
 import { StatsModule, StatsWorkerModule } from './stats/stats.module';
+import { TeamsModule } from './teams/teams.module';
 import { UsersModule } from './users/users.module';
 
 const REDACTED_HEADERS = ['authorization', 'cookie', 'set-cookie', 'x-api-key', 'proxy-authorization'];
@@ -132,6 +135,8 @@ export class AppModule {
           NotificationChannelsModule,
           StatsModule,
           IssuesModule,
+          TeamsModule,
+          AuditModule,
         ]
       : [];
     const processors = {
@@ -143,6 +148,7 @@ export class AppModule {
         SearchIndexModule,
         IngestWorkerModule,
         StatsWorkerModule,
+        RetentionWorkerModule,
       ],
       thread: [DeliveryThreadModule.forRoot(env)],
       none: [],

@@ -1,7 +1,7 @@
-// Bulk seeding of one endpoint's events for the reads-at-scale scenario: one INSERT ... SELECT over
+// Bulk seeding of one endpoint's events for the reads-at-scale and retention scenarios: one INSERT ... SELECT over
 // generate_series per chunk, the JSON bodies built by SQL string functions. Four kinds of realistic
 // payloads (Stripe invoice.paid and charge.succeeded, GitHub push, Shopify orders/create), statuses
-// mixed, received_at spread over 90 days (newest first by n). Exactly one event, rareEvent(total), has a
+// mixed, received_at spread over 90 days (newest first by n; another span on request). Exactly one event, rareEvent(total), has a
 // customer id of its own: md5('hooktrail-rare-customer').
 
 /** The number of the one event (of `total`) whose Stripe customer id occurs nowhere else: n % 10 = 2, a Stripe event. */
@@ -56,8 +56,11 @@ const HEADERS = `case kind
     'x-shopify-webhook-id', ${hex('w', 32)}, 'x-shopify-hmac-sha256', ${hex('g', 32)})
   end`;
 
-/** INSERT of events number `from` to `to` (inclusive) of `total` for one endpoint. */
-function insertChunkSql(endpointId, from, to, total) {
+/**
+ * INSERT of events number `from` to `to` (inclusive) of `total` for one endpoint, received over the `days`
+ * before `olderThanDays` days ago (by default the 90 days up to now).
+ */
+function insertChunkSql(endpointId, from, to, total, { days = DAYS, olderThanDays = 0 } = {}) {
   return `
 insert into events (id, endpoint_id, status, method, headers, query, body_text, source_ip, received_at, searchable)
 select md5(n::text || '${endpointId}')::uuid, '${endpointId}', status, 'POST', ${HEADERS}, '', case
@@ -74,7 +77,7 @@ from (
     n % 40000 as cust,
     case when n = ${rareEvent(total)} then ${RARE_CUSTOMER_SQL} else 'cus_' || substr(md5('c' || (n % 40000)), 1, 14) end as customer,
     500 + ${digits('m', 2000)} * 100 as amount
-  from (select n, now() - make_interval(secs => n * ${(DAYS * 86400) / total}::float8) as received_at
+  from (select n, now() - make_interval(secs => ${olderThanDays * 86400} + n * ${(days * 86400) / total}::float8) as received_at
         from generate_series(${from}, ${to}) as n) numbered
 ) seeded`;
 }

@@ -2,6 +2,7 @@ import { plainToInstance, Transform } from 'class-transformer';
 import {
   IsBoolean,
   IsIn,
+  IsInstance,
   IsInt,
   IsOptional,
   IsString,
@@ -14,6 +15,7 @@ import {
   validateSync,
   ValidationError,
 } from 'class-validator';
+import { type Plan, PLANS } from '../common/plans';
 
 export const APP_ROLES = ['all', 'api', 'worker'] as const;
 
@@ -39,6 +41,41 @@ const toDelayList = ({ value }: { value: unknown }) => {
     .split(',')
     .map((part) => part.trim());
   return parts.every((part) => /^\d+$/.test(part)) && parts.length === 4 ? parts.map(Number) : value;
+};
+
+/** The longest any plan keeps events, as for an endpoint's own `retention_days`: ten years. */
+const RETENTION_DAYS_LIMIT = 3650;
+const RETENTION_DAYS_MESSAGE = `must give each plan (${PLANS.join(', ')}) its days from 1 to ${RETENTION_DAYS_LIMIT}, e.g. free:7,starter:30,pro:90,team:365`;
+
+/**
+ * How many days each plan keeps events (RETENTION_DAYS, `plan:days` for every plan, comma-separated).
+ * `toString` gives that form back, so that environmentVariables hands the value on to the delivery thread
+ * as it was read.
+ */
+export class PlanRetention {
+  constructor(readonly days: Readonly<Record<Plan, number>>) {}
+
+  /** The days named by `text`, or null unless it names every plan once with a whole number in range. */
+  static parse(text: string): PlanRetention | null {
+    const pairs = text.split(',').map((item) => /^\s*([a-z]+)\s*:\s*(\d+)\s*$/.exec(item));
+    if (pairs.some((pair) => pair === null)) return null;
+    const days = new Map((pairs as RegExpExecArray[]).map(([, plan, value]) => [plan, Number(value)]));
+    const inRange = (value = 0) => value >= 1 && value <= RETENTION_DAYS_LIMIT;
+    const valid =
+      days.size === pairs.length &&
+      days.size === PLANS.length &&
+      PLANS.every((plan) => inRange(days.get(plan)));
+    return valid ? new PlanRetention(Object.fromEntries(days) as Record<Plan, number>) : null;
+  }
+
+  toString(): string {
+    return PLANS.map((plan) => `${plan}:${this.days[plan]}`).join(',');
+  }
+}
+
+const toPlanRetention = ({ value }: { value: unknown }) => {
+  if (value === undefined || value === '' || value instanceof PlanRetention) return value;
+  return PlanRetention.parse(String(value)) ?? value;
 };
 
 /**
@@ -165,6 +202,21 @@ export class Environment {
   @Min(200, { message: 'must be a whole number of milliseconds from 200 to 60000' })
   @Max(60000, { message: 'must be a whole number of milliseconds from 200 to 60000' })
   CAPTURE_TIMEOUT_MS = 2000;
+
+  /**
+   * Events older than their plan's days are deleted by the workers, except dead-lettered ones; an
+   * endpoint's `retention_days` may shorten its plan's (README, "Retention").
+   */
+  @Transform(toPlanRetention)
+  @IsInstance(PlanRetention, { message: RETENTION_DAYS_MESSAGE })
+  RETENTION_DAYS = new PlanRetention({ free: 7, starter: 30, pro: 90, team: 365 });
+
+  /** How often a worker looks for expired events (a pass deletes all it finds, a batch at a time). */
+  @Transform(toInteger)
+  @IsInt({ message: 'must be a whole number of milliseconds from 100 to 86400000' })
+  @Min(100, { message: 'must be a whole number of milliseconds from 100 to 86400000' })
+  @Max(86_400_000, { message: 'must be a whole number of milliseconds from 100 to 86400000' })
+  RETENTION_INTERVAL_MS = 60_000;
 
   /** SITE_URL without a trailing slash (set by loadEnvironment, `http://localhost:PORT` by default). */
   get siteUrl(): string {

@@ -36,6 +36,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every write through the API, newest first: of a team, of an endpoint, or of your own account
+         * @description team_id: the team’s log (its admins and owners); endpoint_id: the endpoint’s (its owner, or an admin of its team); both: the entries matching both; neither: your own account’s (your endpoints outside teams, API keys, notification channels). Secret values are never recorded.
+         */
+        get: operations["AuditLogController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login": {
         parameters: {
             query?: never;
@@ -128,7 +148,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List your endpoints, newest first */
+        /** List your endpoints and your teams', newest first */
         get: operations["EndpointsController_list"];
         put?: never;
         /** Create an endpoint; its capture URL works at once */
@@ -154,7 +174,7 @@ export interface paths {
         delete: operations["EndpointsController_remove"];
         options?: never;
         head?: never;
-        /** Change the name, is_active or metadata of an endpoint (only the fields sent) */
+        /** Change an endpoint (only the fields sent), or move it into a team or back to you (team_id) */
         patch: operations["EndpointsController_update"];
         trace?: never;
     };
@@ -454,6 +474,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept an invitation: join its team with its role (signed in with the address invited) */
+        post: operations["TeamInvitationsController_accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/issues": {
         parameters: {
             query?: never;
@@ -461,7 +498,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your destinations' issues (failures grouped by kind), the most recently failing first */
+        /** Your and your teams' destinations' issues (failures grouped by kind), the most recently failing first */
         get: operations["IssuesController_list"];
         put?: never;
         post?: never;
@@ -544,6 +581,125 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/teams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The teams you are a member of, with your role in each, oldest first */
+        get: operations["TeamsController_list"];
+        put?: never;
+        /** Create a team (plan team); you become its owner */
+        post: operations["TeamsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/teams/{tid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of your teams, with your role in it */
+        get: operations["TeamsController_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a team with its members and invitations (owner only)
+         * @description Refused (409) while endpoints belong to the team: move or delete them first.
+         */
+        delete: operations["TeamsController_remove"];
+        options?: never;
+        head?: never;
+        /** Rename a team (admin and above) */
+        patch: operations["TeamsController_update"];
+        trace?: never;
+    };
+    "/api/teams/{tid}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A team's pending invitations, newest first (admin and above) */
+        get: operations["TeamInvitationsController_list"];
+        put?: never;
+        /**
+         * Invite someone by email (admin and above): they get a link that works once, for 7 days
+         * @description Only the user registered with that address may accept. A new invitation to the same address replaces the earlier one (its link stops working).
+         */
+        post: operations["TeamInvitationsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/teams/{tid}/invitations/{invid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an invitation: its link stops working (admin and above) */
+        delete: operations["TeamInvitationsController_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/teams/{tid}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A team's members with their roles, the earliest to join first */
+        get: operations["TeamMembersController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/teams/{tid}/members/{uid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member (admin and above), or leave the team (your own user id, any role)
+         * @description Their access to the team and its endpoints ends at once. Removing an owner needs an owner; the team keeps at least one owner (409).
+         */
+        delete: operations["TeamMembersController_remove"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role (admin and above)
+         * @description Admins may make anyone but an owner admin, member or viewer; making someone owner, or changing an owner's role, needs an owner (403 otherwise). The team keeps at least one owner (409).
+         */
+        patch: operations["TeamMembersController_update"];
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -602,6 +758,10 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AcceptTeamInvitationDto: {
+            /** @description The token of the invitation mail's link (`#/invitations/accept?token=...`). */
+            token: string;
+        };
         AccessTokenDto: {
             accessToken: string;
         };
@@ -619,6 +779,79 @@ export interface components {
         };
         ApiKeyListResponseDto: {
             api_keys: components["schemas"]["ApiKeyDto"][];
+        };
+        AuditActorDto: {
+            /**
+             * @description The user's email (the key's owner for an API key), as it was at the time.
+             * @example ana@example.com
+             */
+            email: string;
+            /** @description The user's id, or the API key's. */
+            id: string;
+            /**
+             * @description `user` (a signed-in session) or `api_key`.
+             * @enum {string}
+             */
+            type: "user" | "api_key";
+        };
+        AuditEntryDto: {
+            /**
+             * @description `<resource>.created|updated|deleted`, or another verb.
+             * @example destination.created
+             */
+            action: string;
+            actor: components["schemas"]["AuditActorDto"];
+            /**
+             * @description ISO 8601 UTC.
+             * @example 2026-11-26T10:00:00.000Z
+             */
+            at: string;
+            /**
+             * @description The request body as sent, every secret value (secrets, passwords, tokens, API keys, an inbound
+             *     header's value) as "[redacted]"; `{truncated: true, keys}` for a body over 16 KiB; `{}` without a body.
+             * @example {
+             *       "url": "https://api.example.com/hooks",
+             *       "secret": "[redacted]"
+             *     }
+             */
+            changes: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Grows with every entry.
+             * @example 1042
+             */
+            id: string;
+            /**
+             * @description The caller's IP (from X-Forwarded-For only when TRUST_PROXY=true).
+             * @example 203.0.113.7
+             */
+            ip: string | null;
+            target: components["schemas"]["AuditTargetDto"];
+        };
+        AuditLogPaginationDto: {
+            /** @example 50 */
+            limit: number;
+            /** @example 1 */
+            page: number;
+            /** @description ceil(total / limit); 0 when nothing matches. */
+            pages: number;
+            /** @description Entries matching the filters. */
+            total: number;
+        };
+        AuditLogResponseDto: {
+            /** @description Newest first. */
+            entries: components["schemas"]["AuditEntryDto"][];
+            pagination: components["schemas"]["AuditLogPaginationDto"];
+        };
+        AuditTargetDto: {
+            /** @description Its id; null when the answer did not name it. */
+            id: string | null;
+            /**
+             * @description What was acted on.
+             * @example destination
+             */
+            type: string;
         };
         AuthSessionDto: {
             /** @description JWT (HS256), valid 15 minutes. */
@@ -807,6 +1040,18 @@ export interface components {
             /** @description A label for the endpoint, 1 to 200 characters (trimmed), e.g. "Stripe production". */
             name: string;
             /**
+             * @description Keep events this many days when that is shorter than the plan's (RETENTION_DAYS); null: the plan's.
+             * @example 30
+             */
+            retention_days?: number | null;
+            /**
+             * Format: uuid
+             * @description The team the endpoint belongs to (you must be a member, or above, of it); null: your own. On update,
+             *     moving an endpoint out of a team needs an admin of that team.
+             * @example null
+             */
+            team_id?: string | null;
+            /**
              * @description Check the provider's signature on the raw body; null: not checked.
              * @example {
              *       "provider": "stripe",
@@ -837,6 +1082,24 @@ export interface components {
              * @enum {string}
              */
             type: "email" | "slack" | "discord" | "webhook";
+        };
+        CreateTeamDto: {
+            /** @description The team's name, 1 to 100 characters (trimmed), e.g. "Payments". */
+            name: string;
+        };
+        CreateTeamInvitationDto: {
+            /**
+             * Format: email
+             * @description Who to invite: the invitation mail goes here, and only the user registered with this address
+             *     (compared case-insensitively) may accept it.
+             */
+            email: string;
+            /**
+             * @description The role they get on accepting; an owner is made by an owner, from a member.
+             * @example member
+             * @enum {string}
+             */
+            role: "admin" | "member" | "viewer";
         };
         DedupDto: {
             /**
@@ -1012,6 +1275,18 @@ export interface components {
             name: string;
             /** @description The secret part of the capture URL: 192 random bits, base64url. Never changes. */
             public_token: string;
+            /** @description Days its events are kept when shorter than the plan's; null: the plan's (RETENTION_DAYS). */
+            retention_days: number | null;
+            /**
+             * @description Your role on it: `owner` of your own endpoints, else your role in its team.
+             * @enum {string}
+             */
+            role: "viewer" | "member" | "admin" | "owner";
+            /**
+             * Format: uuid
+             * @description The team it belongs to; null: its user's own.
+             */
+            team_id: string | null;
             user_id: string;
             /** @description The provider signature check, its secret masked ("••••" + last 4); null: none. */
             verification: components["schemas"]["VerificationDto"] | null;
@@ -1055,6 +1330,18 @@ export interface components {
             name: string;
             /** @description The secret part of the capture URL: 192 random bits, base64url. Never changes. */
             public_token: string;
+            /** @description Days its events are kept when shorter than the plan's; null: the plan's (RETENTION_DAYS). */
+            retention_days: number | null;
+            /**
+             * @description Your role on it: `owner` of your own endpoints, else your role in its team.
+             * @enum {string}
+             */
+            role: "viewer" | "member" | "admin" | "owner";
+            /**
+             * Format: uuid
+             * @description The team it belongs to; null: its user's own.
+             */
+            team_id: string | null;
             user_id: string;
             /** @description The provider signature check, its secret masked ("••••" + last 4); null: none. */
             verification: components["schemas"]["VerificationDto"] | null;
@@ -1444,6 +1731,71 @@ export interface components {
              */
             start: string;
         };
+        TeamDto: {
+            /** @description ISO 8601 UTC. */
+            created_at: string;
+            /** @example 3c9d7f0e-2b1a-4e6f-8d5c-1a2b3c4d5e6f */
+            id: string;
+            /** @example 4 */
+            member_count: number;
+            /** @example Payments */
+            name: string;
+            /**
+             * @description Your role in the team: `viewer` reads, `member` also writes endpoints, `admin` also manages members, `owner` also deletes the team.
+             * @enum {string}
+             */
+            role: "viewer" | "member" | "admin" | "owner";
+        };
+        TeamInvitationDto: {
+            /** @description ISO 8601 UTC. */
+            created_at: string;
+            /**
+             * @description Lower-cased.
+             * @example ada@example.com
+             */
+            email: string;
+            /** @description ISO 8601 UTC: the link stops working then (7 days after it was sent). */
+            expires_at: string;
+            /** @example 6a7b8c9d-0e1f-4a2b-9c3d-4e5f6a7b8c9d */
+            id: string;
+            /** @enum {string} */
+            role: "admin" | "member" | "viewer";
+        };
+        TeamInvitationListResponseDto: {
+            /** @description The pending invitations (neither accepted nor expired), newest first. */
+            invitations: components["schemas"]["TeamInvitationDto"][];
+        };
+        TeamInvitationResponseDto: {
+            invitation: components["schemas"]["TeamInvitationDto"];
+        };
+        TeamListResponseDto: {
+            /** @description The teams you are a member of, oldest first. */
+            teams: components["schemas"]["TeamDto"][];
+        };
+        TeamMemberDto: {
+            /** @description ISO 8601 UTC: when they joined (the team's creator: when it was created). */
+            joined_at: string;
+            /** @enum {string} */
+            role: "viewer" | "member" | "admin" | "owner";
+            user: components["schemas"]["TeamMemberUserDto"];
+        };
+        TeamMemberListResponseDto: {
+            /** @description The earliest to join first. */
+            members: components["schemas"]["TeamMemberDto"][];
+        };
+        TeamMemberResponseDto: {
+            member: components["schemas"]["TeamMemberDto"];
+        };
+        TeamMemberUserDto: {
+            /** @example ada@example.com */
+            email: string;
+            /** @example 8d0e1f2a-3b4c-4d5e-8f6a-7b8c9d0e1f2a */
+            id: string;
+            name: string;
+        };
+        TeamResponseDto: {
+            team: components["schemas"]["TeamDto"];
+        };
         TestFilterDto: {
             /**
              * @description A destination filter (or null) to try on the event; not saved.
@@ -1528,6 +1880,18 @@ export interface components {
             /** @description A new label, 1 to 200 characters (trimmed). */
             name?: string;
             /**
+             * @description Keep events this many days when that is shorter than the plan's (RETENTION_DAYS); null: the plan's.
+             * @example 30
+             */
+            retention_days?: number | null;
+            /**
+             * Format: uuid
+             * @description The team the endpoint belongs to (you must be a member, or above, of it); null: your own. On update,
+             *     moving an endpoint out of a team needs an admin of that team.
+             * @example null
+             */
+            team_id?: string | null;
+            /**
              * @description Check the provider's signature on the raw body; null: not checked.
              * @example {
              *       "provider": "stripe",
@@ -1546,6 +1910,19 @@ export interface components {
              * @enum {string}
              */
             status: "open" | "acknowledged" | "resolved";
+        };
+        UpdateTeamDto: {
+            /** @description The team's name, 1 to 100 characters (trimmed), e.g. "Payments". */
+            name: string;
+        };
+        UpdateTeamMemberDto: {
+            /**
+             * @description The member's new role. Admins may give admin, member or viewer to anyone but an owner; making someone
+             *     owner, or changing an owner's role, needs an owner; the team keeps at least one owner (409).
+             * @example admin
+             * @enum {string}
+             */
+            role: "viewer" | "member" | "admin" | "owner";
         };
         UserDto: {
             email: string;
@@ -1721,6 +2098,62 @@ export interface operations {
                 content?: never;
             };
             /** @description No such API key (or it is not yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    AuditLogController_list: {
+        parameters: {
+            query?: {
+                /** @description Only the entries of this endpoint (yours, or one of a team you are an admin or owner of). */
+                endpoint_id?: string;
+                /** @description Entries per page, 1 to 100. */
+                limit?: number;
+                /** @description Page number, from 1. A page past the last one is empty. */
+                page?: number;
+                /** @description Only the entries of this team (you must be one of its admins or owners). */
+                team_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditLogResponseDto"];
+                };
+            };
+            /** @description team_id or endpoint_id is not a UUID, or page or limit is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Your role in the team is below admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such team or endpoint (or not yours) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1971,7 +2404,7 @@ export interface operations {
                     "application/json": components["schemas"]["EndpointResponseDto"];
                 };
             };
-            /** @description name is missing, not a string, or not 1 to 200 characters */
+            /** @description A field is invalid: the message names it */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1980,6 +2413,20 @@ export interface operations {
             };
             /** @description Missing, invalid or expired access token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Your role in that team is viewer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description team_id names no team of yours */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2013,7 +2460,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No such endpoint (or it is not yours) */
+            /** @description No such endpoint (or not yours, nor your team's) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2048,7 +2495,14 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No such endpoint (or it is not yours) */
+            /** @description Your role in the team is below member */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such endpoint (or not yours, nor your team's) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2094,7 +2548,14 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No such endpoint (or it is not yours) */
+            /** @description Your role in the team is below member */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such endpoint (or not yours, nor your team's) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2185,6 +2646,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Your role in the team is below member */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No such endpoint (or it is not yours) */
             404: {
                 headers: {
@@ -2259,6 +2727,13 @@ export interface operations {
             };
             /** @description Missing, invalid or expired access token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Your role in the team is below member */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2345,6 +2820,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Your role in the team is below member */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No such endpoint (or it is not yours) */
             404: {
                 headers: {
@@ -2417,6 +2899,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Your role in the team is below member */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description No such endpoint or destination (or not yours) */
             404: {
                 headers: {
@@ -2459,6 +2948,13 @@ export interface operations {
             };
             /** @description Missing, invalid or expired access token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Your role in the team is below member */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2596,7 +3092,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The caller's plan is below starter: the body carries upgrade_required: true */
+            /** @description The account's plan is below starter: the body carries upgrade_required: true */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2646,7 +3142,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The caller's plan is below starter: the body carries upgrade_required: true */
+            /** @description The account's plan is below starter: the body carries upgrade_required: true */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2707,7 +3203,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The caller's plan is below starter: the body carries upgrade_required: true */
+            /** @description The account's plan is below starter: the body carries upgrade_required: true */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2757,7 +3253,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The caller's plan is below starter: the body carries upgrade_required: true */
+            /** @description The account's plan is below starter: the body carries upgrade_required: true */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2885,6 +3381,13 @@ export interface operations {
             };
             /** @description Missing, invalid or expired access token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Your role in the team is below member */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3026,6 +3529,57 @@ export interface operations {
             };
         };
     };
+    TeamInvitationsController_accept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptTeamInvitationDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamResponseDto"];
+                };
+            };
+            /** @description token is unknown, already used, revoked or expired */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The invitation was sent to another email address */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description You are a member of the team already */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     IssuesController_list: {
         parameters: {
             query?: {
@@ -3090,7 +3644,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No such issue (or it is not yours) */
+            /** @description No such issue (or not yours, nor your team's) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3136,7 +3690,14 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No such issue (or it is not yours) */
+            /** @description Your role in the team is below member */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such issue (or not yours, nor your team's) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3285,6 +3846,511 @@ export interface operations {
             };
             /** @description No such notification channel (or it is not yours) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamsController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamListResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTeamDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamResponseDto"];
+                };
+            };
+            /** @description name is missing or invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The account's plan is below team: the body carries upgrade_required: true */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such team (or you are not a member of it) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamsController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OkDto"];
+                };
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Your role in the team is below owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such team (or you are not a member of it) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Endpoints still belong to the team */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamsController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateTeamDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamResponseDto"];
+                };
+            };
+            /** @description name is missing or invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Your role in the team is below admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such team (or you are not a member of it) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamInvitationsController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamInvitationListResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Your role in the team is below admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such team (or you are not a member of it) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamInvitationsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTeamInvitationDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamInvitationResponseDto"];
+                };
+            };
+            /** @description email or role is invalid (the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Your role in the team is below admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such team (or you are not a member of it) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The address is a member's already, or the team has 50 pending invitations */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The mail could not be sent: no invitation was made */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamInvitationsController_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invid: string;
+                tid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OkDto"];
+                };
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Your role in the team is below admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such team of yours, or no such unaccepted invitation in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamMembersController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamMemberListResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such team (or you are not a member of it) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamMembersController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tid: string;
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OkDto"];
+                };
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Removing someone else needs admin; removing an owner needs owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such team of yours, or no such member in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The last owner cannot leave or be removed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    TeamMembersController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tid: string;
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateTeamMemberDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamMemberResponseDto"];
+                };
+            };
+            /** @description role is not owner, admin, member or viewer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Your role in the team is below admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such team of yours, or no such member in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The change would leave the team without an owner */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3465,6 +4531,7 @@ export const pathsApiEndpointsIdEventsGetParametersQueryVerificationValues: Read
 export const pathsApiEndpointsIdStatsGetParametersQueryWindowValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/endpoints/{id}/stats"]["get"]["parameters"]["query"]["window"]> = ["1h", "24h", "7d", "30d"];
 export const pathsApiIssuesGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/issues"]["get"]["parameters"]["query"]["status"]> = ["open", "acknowledged", "resolved"];
 export const apiKeyDtoScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyDto"]["scope"]> = ["read", "write"];
+export const auditActorDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditActorDto"]["type"]> = ["user", "api_key"];
 export const bulkReplayDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BulkReplayDto"]["status"]> = ["running", "completed", "cancelled"];
 export const createApiKeyDtoScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateApiKeyDto"]["scope"]> = ["read", "write"];
 export const createBulkReplayDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateBulkReplayDto"]["status"]> = ["received", "delivered", "failed", "dead_letter"];
@@ -3475,11 +4542,14 @@ export const createdNotificationChannelDtoStatusValues: ReadonlyArray<FlattenedD
 export const createdNotificationChannelDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedNotificationChannelDto"]["type"]> = ["email", "slack", "discord", "webhook"];
 export const createNotificationChannelDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateNotificationChannelDto"]["events"]> = ["dead_letter", "issue.opened", "issue.resolved", "destination.paused"];
 export const createNotificationChannelDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateNotificationChannelDto"]["type"]> = ["email", "slack", "discord", "webhook"];
+export const createTeamInvitationDtoRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateTeamInvitationDto"]["role"]> = ["admin", "member", "viewer"];
 export const deliveryDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeliveryDto"]["status"]> = ["pending", "failed", "delivered", "dead_letter"];
 export const destinationDtoOrderingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DestinationDto"]["ordering"]> = ["none", "fifo"];
 export const destinationDtoRate_limit_periodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DestinationDto"]["rate_limit_period"]> = ["second", "minute"];
 export const diagnosisDtoProviderValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DiagnosisDto"]["provider"]> = ["gemini", "local"];
+export const endpointDtoRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndpointDto"]["role"]> = ["viewer", "member", "admin", "owner"];
 export const endpointStatsDtoWindowValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndpointStatsDto"]["window"]> = ["1h", "24h", "7d", "30d"];
+export const endpointWithDestinationsDtoRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndpointWithDestinationsDto"]["role"]> = ["viewer", "member", "admin", "owner"];
 export const eventDtoBody_encodingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventDto"]["body_encoding"]> = ["base64"];
 export const eventDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventDto"]["status"]> = ["received", "delivered", "failed", "dead_letter"];
 export const eventVerificationDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EventVerificationDto"]["status"]> = ["verified", "failed", "none"];
@@ -3498,9 +4568,13 @@ export const notificationChannelDtoEventsValues: ReadonlyArray<FlattenedDeepRequ
 export const notificationChannelDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NotificationChannelDto"]["status"]> = ["ok", "failing", "disabled"];
 export const notificationChannelDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NotificationChannelDto"]["type"]> = ["email", "slack", "discord", "webhook"];
 export const schemaDtoProviderValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SchemaDto"]["provider"]> = ["gemini", "local"];
+export const teamDtoRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TeamDto"]["role"]> = ["viewer", "member", "admin", "owner"];
+export const teamInvitationDtoRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TeamInvitationDto"]["role"]> = ["admin", "member", "viewer"];
+export const teamMemberDtoRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TeamMemberDto"]["role"]> = ["viewer", "member", "admin", "owner"];
 export const updateDestinationDtoOrderingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateDestinationDto"]["ordering"]> = ["none", "fifo"];
 export const updateDestinationDtoRate_limit_periodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateDestinationDto"]["rate_limit_period"]> = ["second", "minute"];
 export const updateIssueDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateIssueDto"]["status"]> = ["open", "acknowledged", "resolved"];
+export const updateTeamMemberDtoRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UpdateTeamMemberDto"]["role"]> = ["viewer", "member", "admin", "owner"];
 export const userDtoPlanValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UserDto"]["plan"]> = ["free", "starter", "pro", "team"];
 export const verificationDtoAlgorithmValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VerificationDto"]["algorithm"]> = ["sha1", "sha256", "sha512"];
 export const verificationDtoEncodingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VerificationDto"]["encoding"]> = ["hex", "base64"];

@@ -1,0 +1,96 @@
+import { EntityManager } from '@mikro-orm/postgresql';
+import { Injectable } from '@nestjs/common';
+import { PLANS } from '../common/plans';
+import type { PlanRetention } from '../config/environment';
+import { EVENT_STATUSES, type EventStatus } from '../events/event.entity';
+
+/** The statuses whose events expire: all but `dead_letter`, which is kept (design.md, "Retention"). */
+export const EXPIRING_STATUSES = EVENT_STATUSES.filter((status) => status !== 'dead_letter');
+
+/** One endpoint's events of one status, kept `days` days: what a pass deletes, a batch at a time. */
+export interface ExpiringGroup {
+  endpointId: string;
+  status: EventStatus;
+  days: number;
+}
+
+/** The last event a batch deleted of its group (`receivedAt` as PostgreSQL wrote it, to the microsecond). */
+export interface GroupCursor {
+  receivedAt: string;
+  id: string;
+}
+
+export interface DeletedBatch {
+  deleted: number;
+  /** Where the next batch of the group starts (after this event); null when nothing was deleted. */
+  last: GroupCursor | null;
+}
+
+type GroupRow = { endpoint_id: string; status: EventStatus; days: number };
+
+/** Before every event: the first batch of a group starts here. */
+const GROUP_START: GroupCursor = { receivedAt: '-infinity', id: '00000000-0000-0000-0000-000000000000' };
+
+/**
+ * The queries of retention. An endpoint keeps its events the days of its plan (its owner's, or `team` for a
+ * team's endpoint), or its own `retention_days` when shorter. Both queries read `events` through the
+ * existing (endpoint_id, status, received_at, id) index (events_endpoint_status_received_index), one status
+ * at a time, so kept dead-lettered events are never visited, however many there are.
+ */
+@Injectable()
+export class RetentionRepository {
+  constructor(private readonly em: EntityManager) {}
+
+  /** Every (endpoint, expiring status) with at least one event past its retention, in a fixed order. */
+  async expiringGroups(retention: PlanRetention): Promise<ExpiringGroup[]> {
+    const { rows } = await this.em.getKnex().raw<{ rows: GroupRow[] }>(
+      `with retention as (
+         select p.id, least(plans.days, coalesce(p.retention_days, plans.days)) as days
+         from endpoints p
+         join users u on u.id = p.user_id
+         join unnest(?::text[], ?::int[]) as plans(plan, days)
+           on plans.plan = case when p.team_id is null then u.plan else 'team' end)
+       select r.id as endpoint_id, s.status, r.days
+       from retention r cross join unnest(?::text[]) as s(status)
+       where exists (select 1 from events e
+                     where e.endpoint_id = r.id and e.status = s.status
+                       and e.received_at < now() - make_interval(days => r.days))
+       order by r.id, s.status`,
+      [[...PLANS], PLANS.map((plan) => retention.days[plan]), [...EXPIRING_STATUSES]],
+    );
+    return rows.map((row) => ({ endpointId: row.endpoint_id, status: row.status, days: row.days }));
+  }
+
+  /**
+   * Deletes, in one statement (its own short transaction), the group's oldest `limit` expired events after
+   * `after`, with their deliveries, AI results and alerts (by their foreign keys' cascade). The events are
+   * taken `for update skip locked`: another worker's batch takes the next ones instead of waiting for these,
+   * and a row being written (a status change) is left for the next pass rather than waited on. Each batch
+   * starts after the last one's last event, so no batch walks again over the index entries of the rows
+   * its predecessors deleted (they stay in the index until a vacuum).
+   */
+  async deleteBatch(group: ExpiringGroup, after: GroupCursor | null, limit: number): Promise<DeletedBatch> {
+    const start = after ?? GROUP_START;
+    const { rows } = await this.em.getKnex().raw<{
+      rows: { last_received_at: string; last_id: string; deleted: number }[];
+    }>(
+      `with doomed as (
+         select id, received_at from events
+         where endpoint_id = ? and status = ? and received_at < now() - make_interval(days => ?)
+           and (received_at, id) > (?::timestamptz, ?::uuid)
+         order by received_at, id
+         limit ?
+         for update skip locked),
+       deleted as (delete from events e using doomed d where e.id = d.id returning d.received_at, d.id)
+       select received_at::text as last_received_at, id as last_id, count(*) over ()::int as deleted
+       from deleted
+       order by received_at desc, id desc
+       limit 1`,
+      [group.endpointId, group.status, group.days, start.receivedAt, start.id, limit],
+    );
+    const [last] = rows;
+    return last
+      ? { deleted: last.deleted, last: { receivedAt: last.last_received_at, id: last.last_id } }
+      : { deleted: 0, last: null };
+  }
+}
