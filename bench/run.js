@@ -898,6 +898,12 @@ const RETENTION_SPAN = { days: 30, olderThanDays: 2 };
 /** How long scenario 9 waits for the deletion to finish once its measures are done. */
 const RETENTION_DRAIN_MS = 10 * 60_000;
 
+/** An access token of the bench user made now: the seeding and the deletion outlast the first one. */
+async function freshToken(context) {
+  const session = await api(context.baseUrl, 'POST', '/api/auth/login', { body: context.credentials });
+  return session.accessToken;
+}
+
 /** Events the service's retention deleted so far (its delivery thread's counter, merged into /metrics). */
 async function retentionDeleted(baseUrl) {
   const text = await (await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
@@ -960,7 +966,8 @@ async function measuredCapture(context) {
  * here) deletes them, a batch at a time. Its dead letters are kept. The endpoint is deleted after.
  */
 async function scenarioRetention(context) {
-  const { baseUrl, token, db, sink } = context;
+  const { baseUrl, db, sink } = context;
+  const token = await freshToken(context);
   const scenario = `9. retention: capture while the worker deletes ${count(CONFIG.retentionEvents)} events`;
   const { endpoint } = await api(baseUrl, 'POST', '/api/endpoints', { token, body: { name: 'retention' } });
   const { destination } = await api(baseUrl, 'POST', `/api/endpoints/${endpoint.id}/destinations`, {
@@ -989,7 +996,10 @@ async function scenarioRetention(context) {
   log('scenario 9: retention_days 1 on the endpoint; capture while the worker deletes');
   const deletedAtStart = await retentionDeleted(baseUrl);
   const shortenedAt = Date.now();
-  await api(baseUrl, 'PATCH', `/api/endpoints/${endpoint.id}`, { token, body: { retention_days: 1 } });
+  await api(baseUrl, 'PATCH', `/api/endpoints/${endpoint.id}`, {
+    token: await freshToken(context),
+    body: { retention_days: 1 },
+  });
   const startedBy = Date.now() + 30_000;
   while ((await retentionDeleted(baseUrl)) === deletedAtStart && Date.now() < startedBy) await sleep(100);
   const deletedBeforeLoad = await retentionDeleted(baseUrl);
@@ -1016,7 +1026,7 @@ async function scenarioRetention(context) {
   log('scenario 9: capture after the deletion');
   const after = await measuredCapture(context);
   await waitForDrain(db, 'scenario 9, after the deletion');
-  await api(baseUrl, 'DELETE', `/api/endpoints/${endpoint.id}`, { token });
+  await api(baseUrl, 'DELETE', `/api/endpoints/${endpoint.id}`, { token: await freshToken(context) });
 
   const latency = (run) => `${ms(run.p50)} / ${ms(run.p99)}`;
   addRow(scenario, 'capture p50 / p99 before the deletion', latency(before));
