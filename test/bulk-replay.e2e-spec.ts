@@ -98,6 +98,43 @@ describe('bulk replay', () => {
     expect(listed.body.bulk_replays.map((replay: { id: string }) => replay.id)).toEqual([id]);
   });
 
+  it('sends each replayed event only to the destinations whose filter matches it, as a capture would', async () => {
+    const fixture = await createEndpoint(sut.url);
+    const everything = await addDestination(sut.url, fixture, `${destination.url}/all`);
+    const created = await api(sut.url, 'POST', `/api/endpoints/${fixture.endpointId}/destinations`, {
+      token: fixture.user.accessToken,
+      body: { url: `${destination.url}/paid`, filter: { body: { type: 'invoice.paid' } } },
+    });
+    expect(created.status).toBe(201);
+    const paidOnly = created.body.destination.id;
+    const types = new Map<string, string>();
+    for (let n = 0; n < 6; n++) {
+      const type = n % 2 === 0 ? 'invoice.paid' : 'invoice.created';
+      types.set(await capture(fixture, JSON.stringify({ type, n })), type);
+    }
+
+    const started = await call(fixture, 'POST', '', {});
+    expect(started.status).toBe(202);
+    const finished = await eventually(
+      async () => (await call(fixture, 'GET', `/${started.body.bulk_replay.id}`)).body.bulk_replay,
+      (replay) => replay.status !== 'running',
+      30_000,
+    );
+    expect(finished).toMatchObject({ status: 'completed', total: 6, done: 6 });
+
+    const { rows } = await db.query<{ event_id: string; destination_id: string; dispatches: number }>(
+      `select event_id, destination_id, count(*)::int as dispatches from deliveries
+       where event_id in (select id from events where endpoint_id = $1) group by event_id, destination_id`,
+      [fixture.endpointId],
+    );
+    const dispatches = (eventId: string, destinationId: string) =>
+      rows.find((row) => row.event_id === eventId && row.destination_id === destinationId)?.dispatches ?? 0;
+    for (const [eventId, type] of types) {
+      expect([type, dispatches(eventId, everything)]).toEqual([type, 2]);
+      expect([type, dispatches(eventId, paidOnly)]).toEqual([type, type === 'invoice.paid' ? 2 : 0]);
+    }
+  });
+
   it.each([
     ['a status that is not one', { status: 'lost' }, 'status'],
     ['a from that is not a date', { from: 'yesterday' }, 'from'],

@@ -407,15 +407,40 @@ describe('hooktrail (the command-line client)', () => {
       expect(JSON.parse(json.stdout)).toEqual(await apiGet(`/api/endpoints/${endpoint.id}/events?q=invoice`));
     });
 
-    it('passes --status and --limit to the API', async () => {
+    it('passes --status, --limit and --page to the API', async () => {
       const limited = JSON.parse(
         (await hooktrail(['events', 'list', 'Billing', '--limit', '1', '--json'])).stdout,
       );
       expect(limited.events.map((event: CapturedEvent) => event.id)).toEqual([ids.binary]);
       expect(limited.pagination).toMatchObject({ limit: 1, pages: 3, total: 3 });
+      const second = await hooktrail(['events', 'list', 'Billing', '--limit', '1', '--page', '2']);
+      expect(second).toMatchObject({ code: 0, stderr: '' });
+      expect(second.stdout).toContain(`  ${ids.failed}  POST`);
+      expect(second.stdout).toContain('Page 2 of 3 (3 events)');
+      expect(await hooktrail(['events', 'list', 'Billing', '--page', '0'])).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: expect.stringContaining('page'),
+      });
 
       const delivered = await hooktrail(['events', 'list', 'Billing', '--status', 'delivered']);
       expect(delivered).toMatchObject({ code: 0, stdout: 'No events.\n', stderr: '' });
+    });
+
+    it('stops quietly, exit code 0, when its reader has gone (a pipe into head)', async () => {
+      const variables = Object.fromEntries(
+        Object.entries(environment()).filter(([, value]) => value !== undefined),
+      );
+      const child = spawn(process.execPath, ['bin/hooktrail.js', 'events', 'list', 'Billing'], {
+        cwd: ROOT,
+        env: variables,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child.stdout.destroy(); // the reader closes its end before the CLI has written anything
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const [code] = await once(child, 'close');
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     });
 
     it('shows one event, a binary body as base64, and with --json as the API answers', async () => {

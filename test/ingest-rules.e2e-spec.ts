@@ -381,6 +381,71 @@ describe('ingest rules', () => {
       expect(trial.body).toEqual({ matches: true, reason: null });
     });
 
+    it('replays an event only to the destinations whose filter matches it now, and answers 409 naming why when none does', async () => {
+      const fixture = await createEndpoint(sut.url, owner);
+      const everything = await addDestination(sut.url, fixture, `${sink.url}/all`);
+      const created = await api(sut.url, 'POST', `/api/endpoints/${fixture.endpointId}/destinations`, {
+        token: fixture.user.accessToken,
+        body: { url: `${sink.url}/invoices`, filter: { body: { type: { $startsWith: 'invoice.' } } } },
+      });
+      const invoices = created.body.destination.id;
+      const paid = await post(fixture, '{"type":"invoice.paid"}');
+      const charge = await post(fixture, '{"type":"charge.failed"}');
+      const replay = (answer: RawResponse) =>
+        api(sut.url, 'POST', `/api/endpoints/${fixture.endpointId}/events/${answer.json.id}/replay`, {
+          token: fixture.user.accessToken,
+        });
+      const targets = async (answer: RawResponse, dispatch: string) =>
+        (
+          await db.query<{ destination_id: string }>(
+            'select destination_id from deliveries where event_id = $1 and dispatch_id = $2 order by destination_id',
+            [answer.json.id, dispatch],
+          )
+        ).rows.map((row) => row.destination_id);
+
+      const paidAgain = await replay(paid);
+      const chargeAgain = await replay(charge);
+      expect([paidAgain.status, chargeAgain.status]).toEqual([200, 200]);
+      expect(await targets(paid, paidAgain.body.jobId)).toEqual([everything, invoices].sort());
+      expect(await targets(charge, chargeAgain.body.jobId)).toEqual([everything]);
+
+      await api(sut.url, 'PATCH', `/api/endpoints/${fixture.endpointId}/destinations/${everything}`, {
+        token: fixture.user.accessToken,
+        body: { filter: { method: 'PUT' } },
+      });
+      const before = (await db.query('select 1 from deliveries where event_id = $1', [charge.json.id]))
+        .rowCount;
+      const refused = await replay(charge);
+      expect(refused.status).toBe(409);
+      expect(refused.body.message).toMatch(
+        new RegExp(
+          `^no active destination would receive this event: ${sink.url}/all: .*method.*; ${sink.url}/invoices: .*body\\.type`,
+        ),
+      );
+      expect(
+        (await db.query('select 1 from deliveries where event_id = $1', [charge.json.id])).rowCount,
+      ).toBe(before);
+    });
+
+    it('does not replay an event whose signature failed while verification is enforced', async () => {
+      const fixture = await endpointWith({
+        verification: { provider: 'stripe', secret: STRIPE_SECRET, mode: 'enforce' },
+      });
+      const refused = await post(fixture, '{"type":"invoice.paid"}', { 'stripe-signature': 't=1,v1=00' });
+      expect(refused.status).toBe(401);
+
+      const replay = await api(
+        sut.url,
+        'POST',
+        `/api/endpoints/${fixture.endpointId}/events/${refused.json.id}/replay`,
+        { token: fixture.user.accessToken },
+      );
+
+      expect(replay.status).toBe(409);
+      expect(replay.body.message).toContain('the signature did not verify and verification is enforced');
+      expect(await stored(fixture)).toMatchObject([{ id: refused.json.id, deliveries: 0 }]);
+    });
+
     it('a changed filter applies to the next capture', async () => {
       const fixture = await createEndpoint(sut.url, owner);
       const id = await addDestination(sut.url, fixture, `${sink.url}/changing`);

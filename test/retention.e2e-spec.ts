@@ -104,7 +104,14 @@ describe('retention', () => {
       RETENTION_DAYS: asVariable(days),
       RETENTION_INTERVAL_MS: '200',
     };
-    return Promise.all([spawnService(env), spawnService(env)]);
+    const started = await Promise.allSettled([spawnService(env), spawnService(env)]);
+    const workers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    const failed = started.find((result) => result.status === 'rejected');
+    if (failed) {
+      await Promise.all(workers.map((worker) => stopService(worker)));
+      throw failed.reason;
+    }
+    return workers;
   }
 
   async function idsOf(sql: string): Promise<string[]> {

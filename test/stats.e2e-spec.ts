@@ -240,6 +240,37 @@ describe('endpoint statistics', () => {
     expect(JSON.stringify(response.body.message)).toContain('window must be one of 1h, 24h, 7d, 30d');
   });
 
+  it("stores a capture while other transactions hold every shard row of the endpoint's current buckets that status changes write", async () => {
+    const target = await createEndpoint(sut.url, fixture.user);
+    const events = await Promise.all(Array.from({ length: 32 }, (_, n) => capture(target, `{"n":${n}}`)));
+    // One open transaction per shard a worker's connection can write (pg_backend_pid() % 8), each having
+    // changed an event's status: the rows of the endpoint's current minute, hour and day stay locked.
+    const holders: Client[] = [];
+    const held = new Set<number>();
+    try {
+      for (const eventId of events) {
+        if (held.size === 8) break;
+        const holder = new Client({ connectionString: sut.env.DATABASE_URL });
+        await holder.connect();
+        holders.push(holder);
+        const { rows } = await holder.query<{ pid: number }>('select pg_backend_pid() as pid');
+        if (held.has(rows[0].pid % 8)) continue;
+        held.add(rows[0].pid % 8);
+        await holder.query('begin');
+        await holder.query(`update events set status = 'dead_letter' where id = $1`, [eventId]);
+      }
+      expect(held.size).toBe(8);
+
+      const started = Date.now();
+      const answer = await fetch(target.captureUrl, { method: 'POST', body: '{"while":"held"}' });
+
+      expect(answer.status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(1000);
+    } finally {
+      for (const holder of holders) await holder.end();
+    }
+  });
+
   it("answers 404 for another user's endpoint, an unknown one and a malformed id, 401 without a token", async () => {
     const stranger = await registerUser(sut.url);
     const asStranger = await stats('1h', { ...fixture, user: stranger });

@@ -12,7 +12,7 @@ export interface CommandContext {
 }
 
 /** As commander parses them: the API checks the values (an unknown status, say) and names what is wrong. */
-export type EventsListOptions = Pick<EventListQuery, 'status' | 'q' | 'limit'>;
+export type EventsListOptions = Pick<EventListQuery, 'status' | 'q' | 'limit' | 'page'>;
 
 export interface ListenCommandOptions {
   forwardTo: URL;

@@ -74,6 +74,7 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     .option('--status <status>', 'received, delivered, failed or dead_letter')
     .option('--q <text>', 'only events whose body contains this text')
     .option('--limit <n>', 'at most this many events (1 to 100, default 50)', wholeNumber)
+    .option('--page <n>', 'which page of that many (default 1)', wholeNumber)
     .action((endpoint: string, options: EventsListOptions, command: Command) =>
       listEvents(context(command), endpoint, options),
     );
@@ -86,7 +87,7 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
 
   program
     .command('replay <endpoint> <event>')
-    .description("send an event again to the endpoint's active destinations")
+    .description("send an event again to the endpoint's active destinations whose filter matches it")
     .action((endpoint: string, event: string, _options: unknown, command: Command) =>
       replay(context(command), endpoint, event),
     );

@@ -1,6 +1,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Inject, Injectable } from '@nestjs/common';
 import { GroupCommit } from '../common/group-commit';
+import { retryingDeadlocks } from '../database/deadlocks';
 import type { FlowControl } from '../destinations/destination.entity';
 import type { SecretBox } from '../secrets/secret-box';
 import { SECRET_BOX } from '../secrets/secrets.module';
@@ -56,10 +57,6 @@ const RECORD_ATTEMPTS_SQL = `
     as i(id, succeeded, max_attempts, response_code, response_body, at, next_attempt_at, entry)
   where d.id = i.id and d.status in ('pending', 'failed')
   returning d.id, d.event_id, d.destination_id, d.status, d.attempt_count`;
-
-/** A batch's transaction is tried again this many times when PostgreSQL ends it to break a deadlock. */
-const DEADLOCK_RETRIES = 3;
-const DEADLOCK_DETECTED = '40P01';
 
 interface MovedDelivery {
   id: string;
@@ -243,16 +240,10 @@ export class AttemptsRepository {
    * Records the batch (each delivery once) in one transaction, tried again when PostgreSQL breaks a
    * deadlock with another writer by ending it (the attempts are recorded; none is sent again).
    */
-  private async recordUnique(
+  private recordUnique(
     unique: AttemptRecord[],
   ): Promise<{ results: Map<string, RecordedAttempt>; changes: TrackedChanges }> {
-    for (let retry = 0; ; retry++) {
-      try {
-        return await this.knex.transaction((trx) => this.recordInTransaction(trx, unique));
-      } catch (error) {
-        if ((error as { code?: string }).code !== DEADLOCK_DETECTED || retry >= DEADLOCK_RETRIES) throw error;
-      }
-    }
+    return retryingDeadlocks(() => this.knex.transaction((trx) => this.recordInTransaction(trx, unique)));
   }
 
   /**

@@ -18,13 +18,22 @@ export class ReplayService {
     private readonly queue: DeliveryQueue,
   ) {}
 
-  /** A new dispatch of the event's original request to the endpoint's currently active destinations. */
+  /**
+   * A new dispatch of the event's original request to the endpoint's active destinations that would
+   * receive it were it captured now (their filters; not when its signature failed and is enforced).
+   */
   async replay(endpointId: string, eventId: string): Promise<ReplayResult> {
     const dispatchId = randomUUID();
-    const deliveryIds = await this.deliveries.createReplay(endpointId, eventId, dispatchId);
-    if (deliveryIds === null) throw new NotFoundException('event not found');
-    if (deliveryIds.length === 0) {
+    const replay = await this.deliveries.createReplay(endpointId, eventId, dispatchId);
+    if (replay === null) throw new NotFoundException('event not found');
+    const { deliveryIds, skipped } = replay;
+    if (deliveryIds.length === 0 && skipped.length === 0) {
       throw new ConflictException('the endpoint has no active destination: add or activate one, then replay');
+    }
+    if (deliveryIds.length === 0) {
+      throw new ConflictException(
+        `no active destination would receive this event: ${skipped.map(({ url, reason }) => `${url}: ${reason}`).join('; ')}`,
+      );
     }
     // The rows are committed: if Redis is down now, the sweeper enqueues them when it is back.
     this.queue

@@ -1,5 +1,6 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
+import { retryingDeadlocks } from '../database/deadlocks';
 import { Endpoint } from '../endpoints/endpoint.entity';
 import { Destination, type FlowControl } from './destination.entity';
 
@@ -33,8 +34,22 @@ export class DestinationsRepository {
     await this.em.flush();
   }
 
-  /** Past deliveries keep their copy of the URL; their destination_id becomes null. */
-  async deleteInEndpoint(endpointId: string, id: string): Promise<boolean> {
-    return (await this.em.nativeDelete(Destination, { id, endpoint: endpointId })) > 0;
+  /**
+   * Past deliveries keep their copy of the URL; their destination_id becomes null. A worker recording
+   * attempts locks deliveries before their destination; the foreign key's cascade would take the
+   * destination first. So its deliveries are locked first, in id order (a deadlock that remains is tried
+   * again).
+   */
+  deleteInEndpoint(endpointId: string, id: string): Promise<boolean> {
+    return retryingDeadlocks(() =>
+      this.em.getKnex().transaction(async (trx) => {
+        await trx.raw(`select 1 from deliveries where destination_id = ? order by id for update`, [id]);
+        const deleted = await trx.raw(`delete from destinations where id = ? and endpoint_id = ?`, [
+          id,
+          endpointId,
+        ]);
+        return deleted.rowCount > 0;
+      }),
+    );
   }
 }

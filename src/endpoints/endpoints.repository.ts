@@ -1,5 +1,6 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
+import { retryingDeadlocks } from '../database/deadlocks';
 import { User } from '../users/user.entity';
 import { Endpoint } from './endpoint.entity';
 
@@ -48,8 +49,19 @@ export class EndpointsRepository {
     await this.em.flush();
   }
 
-  /** Deletes the endpoint; its destinations, events and deliveries go with it (foreign keys cascade). */
-  async delete(id: string): Promise<boolean> {
-    return (await this.em.nativeDelete(Endpoint, { id })) > 0;
+  /**
+   * Deletes the endpoint; its destinations, events and deliveries go with it (foreign keys cascade). A
+   * worker recording attempts locks events (in id order), then their deliveries, then destinations; the
+   * cascade would take the destinations first. So the events are locked first, in id order, and the two
+   * never wait on each other in a circle (a deadlock that remains is tried again).
+   */
+  delete(id: string): Promise<boolean> {
+    return retryingDeadlocks(() =>
+      this.em.getKnex().transaction(async (trx) => {
+        await trx.raw(`select 1 from events where endpoint_id = ? order by id for update`, [id]);
+        const deleted = await trx.raw(`delete from endpoints where id = ?`, [id]);
+        return deleted.rowCount > 0;
+      }),
+    );
   }
 }

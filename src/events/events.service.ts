@@ -4,7 +4,8 @@ import { eventFiltersOf, type ListEventsQuery } from './dto/list-events.query';
 import { toDeliveryDto, toEventDto } from './event.presenter';
 import { type EventRow, EventsRepository } from './events.repository';
 import type { EventRoutingResponseDto, FilterVerdictDto } from './dto/routing.dto';
-import { evaluateFilter, type FilterRule, FilterSubject } from '../ingest/filter';
+import { evaluateFilter, type FilterRule } from '../ingest/filter';
+import { EventRouting, filterSubjectOf } from '../ingest/routing';
 
 const EVENT_NOT_FOUND = 'event not found';
 
@@ -51,17 +52,11 @@ export class EventsService {
       this.events.listRoutes(endpointId),
       this.events.enforcesVerification(endpointId),
     ]);
-    const subject = filterSubjectOf(event);
+    const routing = new EventRouting(event, enforced);
     return {
-      destinations: destinations.map(({ id, url, is_active, filter }) => {
-        const reason = !is_active
-          ? 'the destination is inactive'
-          : enforced && event.verification_status === 'failed'
-            ? `the signature did not verify and verification is enforced (${event.verification_reason})`
-            : filter === null
-              ? null
-              : evaluateFilter(filter, subject).reason;
-        return { id, url, receives: reason === null, reason };
+      destinations: destinations.map((destination) => {
+        const reason = routing.reasonNotReceived(destination);
+        return { id: destination.id, url: destination.url, receives: reason === null, reason };
       }),
     };
   }
@@ -80,14 +75,4 @@ export class EventsService {
     if (!event) throw new NotFoundException(EVENT_NOT_FOUND);
     return event;
   }
-}
-
-/** The stored request as a filter sees it. */
-function filterSubjectOf(event: EventRow): FilterSubject {
-  return new FilterSubject({
-    method: event.method,
-    headers: event.headers,
-    query: event.query,
-    body: event.body_text === null ? (event.body_bytes ?? Buffer.alloc(0)) : Buffer.from(event.body_text),
-  });
 }

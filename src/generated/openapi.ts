@@ -415,7 +415,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replay an event to the endpoint's currently active destinations */
+        /**
+         * Replay an event to the active destinations that would receive it were it captured now
+         * @description A destination whose filter does not match the stored request is left out, as at capture; so is every destination when the event's signature failed and the endpoint enforces verification.
+         */
         post: operations["ReplayController_replay"];
         delete?: never;
         options?: never;
@@ -1059,7 +1062,7 @@ export interface components {
              *       "mode": "enforce"
              *     }
              */
-            verification?: components["schemas"]["VerificationDto"] | null;
+            verification?: components["schemas"]["VerificationInputDto"] | null;
         };
         CreateNotificationChannelDto: {
             /**
@@ -1899,7 +1902,7 @@ export interface components {
              *       "mode": "enforce"
              *     }
              */
-            verification?: components["schemas"]["VerificationDto"] | null;
+            verification?: components["schemas"]["VerificationInputDto"] | null;
         };
         UpdateIssueDto: {
             /**
@@ -1965,6 +1968,46 @@ export interface components {
              * @example whsec_5f0c6f0e1f7a4c1b
              */
             secret: string;
+            /**
+             * @description Stripe, Slack, Standard Webhooks: how old (or early) a signed timestamp may be, in seconds.
+             * @default 300
+             */
+            tolerance_seconds?: number;
+        };
+        VerificationInputDto: {
+            /**
+             * @description hmac: the HMAC's hash.
+             * @default sha256
+             * @enum {string}
+             */
+            algorithm?: "sha1" | "sha256" | "sha512";
+            /**
+             * @description hmac: how the header encodes the HMAC.
+             * @default hex
+             * @enum {string}
+             */
+            encoding?: "hex" | "base64";
+            /**
+             * @description hmac: the header that carries the signature (lower case).
+             * @example x-signature
+             */
+            header?: string;
+            /**
+             * @description `enforce` (default): a capture that fails is answered 401, stored, never forwarded; `flag`: marked only.
+             * @default enforce
+             * @enum {string}
+             */
+            mode?: "flag" | "enforce";
+            /** @description hmac: text before the HMAC in the header, such as `sha256=`. */
+            prefix?: string;
+            /** @enum {string} */
+            provider: "stripe" | "github" | "shopify" | "slack" | "standard_webhooks" | "hmac";
+            /**
+             * @description The provider's signing secret (1 to 1024 characters). Write-only: answered as "••••" and its last 4
+             *     characters. On PATCH it may be left out to keep the stored one (same provider).
+             * @example whsec_5f0c6f0e1f7a4c1b
+             */
+            secret?: string;
             /**
              * @description Stripe, Slack, Standard Webhooks: how old (or early) a signed timestamp may be, in seconds.
              * @default 300
@@ -3400,7 +3443,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The endpoint has no active destination */
+            /** @description The endpoint has no active destination, or none would receive this event (each one named with why) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4580,3 +4623,7 @@ export const verificationDtoAlgorithmValues: ReadonlyArray<FlattenedDeepRequired
 export const verificationDtoEncodingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VerificationDto"]["encoding"]> = ["hex", "base64"];
 export const verificationDtoModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VerificationDto"]["mode"]> = ["flag", "enforce"];
 export const verificationDtoProviderValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VerificationDto"]["provider"]> = ["stripe", "github", "shopify", "slack", "standard_webhooks", "hmac"];
+export const verificationInputDtoAlgorithmValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VerificationInputDto"]["algorithm"]> = ["sha1", "sha256", "sha512"];
+export const verificationInputDtoEncodingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VerificationInputDto"]["encoding"]> = ["hex", "base64"];
+export const verificationInputDtoModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VerificationInputDto"]["mode"]> = ["flag", "enforce"];
+export const verificationInputDtoProviderValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VerificationInputDto"]["provider"]> = ["stripe", "github", "shopify", "slack", "standard_webhooks", "hmac"];

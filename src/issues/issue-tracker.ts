@@ -82,7 +82,9 @@ const UPSERT_SQL = `
 /**
  * Moves each destination's count of consecutive failed attempts on (from none after a success in the
  * batch) and pauses those whose count reached their `auto_pause_after`. Only rows that change are locked
- * and written (a destination that keeps delivering is not), in id order. Answers the newly paused.
+ * and written (a destination that keeps delivering is not), in id order, and only as strongly as the update
+ * needs (`no key update`): a capture inserting deliveries checks the destination's key (`key share`) and
+ * must not wait for this batch to commit. Answers the newly paused.
  */
 const COUNT_FAILURES_SQL = `
   with input as (select * from unnest(?::uuid[], ?::boolean[], ?::int[]) as i(id, reset, failures)),
@@ -91,7 +93,7 @@ const COUNT_FAILURES_SQL = `
            case when i.reset then i.failures else d.consecutive_failures + i.failures end as failures
     from destinations d join input i on i.id = d.id
     where i.failures > 0 or d.consecutive_failures <> 0
-    order by d.id for update of d),
+    order by d.id for no key update of d),
   counted as (
     update destinations d set
       consecutive_failures = l.failures,

@@ -7,9 +7,6 @@ import type { components } from '../../src/generated/openapi';
  */
 type Schemas = components['schemas'];
 
-/** T with the keys K optional. */
-type WithOptional<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
-
 export type User = Schemas['UserDto'];
 export type Session = Schemas['AuthSessionDto'];
 
@@ -37,7 +34,7 @@ export type Dedup = Schemas['DedupDto'];
  * out keeps the stored one, and a default left out applies.
  */
 export interface IngestRulesInput {
-  verification?: WithOptional<Verification, 'secret'> | null;
+  verification?: Schemas['VerificationInputDto'] | null;
   inbound_auth?: InboundAuth | null;
   dedup?: Dedup | null;
 }

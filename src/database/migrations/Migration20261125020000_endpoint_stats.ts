@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { eventStatsAddSql, eventStatsApplySql } from '../event-stats-functions';
 
 /**
  * An endpoint's statistics (README, "Statistics") kept as events and attempts happen, so that reading them
@@ -60,61 +61,8 @@ export class Migration20261125020000_endpoint_stats extends Migration {
           on c.cell = g $$;`);
 
     // Adds per-minute event deltas to the minute, hour and day rows of this backend's shard.
-    this.addSql(`create function "endpoint_event_stats_add"(
-        p_endpoints uuid[], p_minutes timestamptz[], p_received integer[], p_delivered integer[],
-        p_failed integer[], p_dead_letter integer[]) returns void
-      language sql as $$
-        insert into endpoint_event_stats as s
-          (endpoint_id, span, bucket_start, shard, received, delivered, failed, dead_letter)
-        select c.endpoint_id, spans.span, date_trunc(spans.span, c.minute, 'UTC'), pg_backend_pid() % 8,
-               sum(c.received), sum(c.delivered), sum(c.failed), sum(c.dead_letter)
-        from unnest(p_endpoints, p_minutes, p_received, p_delivered, p_failed, p_dead_letter)
-          as c(endpoint_id, minute, received, delivered, failed, dead_letter)
-        cross join (values ('minute'), ('hour'), ('day')) as spans(span)
-        group by 1, 2, 3
-        order by 1, 2, 3
-        on conflict (endpoint_id, span, bucket_start, shard) do update set
-          received = s.received + excluded.received, delivered = s.delivered + excluded.delivered,
-          failed = s.failed + excluded.failed, dead_letter = s.dead_letter + excluded.dead_letter $$;`);
-    const eventDeltas = (rows: string) => `
-      select array_agg(endpoint_id), array_agg(minute), array_agg(received), array_agg(delivered),
-             array_agg(failed), array_agg(dead_letter)
-      from (select endpoint_id, date_trunc('minute', received_at, 'UTC') as minute,
-                   coalesce(sum(delta) filter (where status = 'received'), 0)::integer as received,
-                   coalesce(sum(delta) filter (where status = 'delivered'), 0)::integer as delivered,
-                   coalesce(sum(delta) filter (where status = 'failed'), 0)::integer as failed,
-                   coalesce(sum(delta) filter (where status = 'dead_letter'), 0)::integer as dead_letter
-            from (${rows}) changed group by 1, 2) grouped`;
-    this.addSql(`create function "endpoint_event_stats_apply"() returns trigger language plpgsql as $$
-      declare
-        v_endpoints uuid[]; v_minutes timestamptz[]; v_received integer[]; v_delivered integer[];
-        v_failed integer[]; v_dead_letter integer[];
-      begin
-        if tg_op = 'INSERT' then
-          ${eventDeltas('select endpoint_id, received_at, status, 1 as delta from new_rows')}
-          into v_endpoints, v_minutes, v_received, v_delivered, v_failed, v_dead_letter;
-        elsif tg_op = 'UPDATE' then
-          ${eventDeltas(`
-            select n.endpoint_id, n.received_at, n.status, 1 as delta
-            from new_rows n join old_rows o on o.id = n.id
-            where (n.status, n.received_at, n.endpoint_id) is distinct from (o.status, o.received_at, o.endpoint_id)
-            union all
-            select o.endpoint_id, o.received_at, o.status, -1
-            from new_rows n join old_rows o on o.id = n.id
-            where (n.status, n.received_at, n.endpoint_id) is distinct from (o.status, o.received_at, o.endpoint_id)`)}
-          into v_endpoints, v_minutes, v_received, v_delivered, v_failed, v_dead_letter;
-        else
-          ${eventDeltas(`
-            select endpoint_id, received_at, status, -1 as delta from old_rows
-            where exists (select 1 from endpoints where endpoints.id = old_rows.endpoint_id)`)}
-          into v_endpoints, v_minutes, v_received, v_delivered, v_failed, v_dead_letter;
-        end if;
-        if v_endpoints is not null then
-          perform endpoint_event_stats_add(
-            v_endpoints, v_minutes, v_received, v_delivered, v_failed, v_dead_letter);
-        end if;
-        return null;
-      end $$;`);
+    this.addSql(eventStatsAddSql(null));
+    this.addSql(eventStatsApplySql(null));
     this.addSql(
       `create trigger "events_stats_insert" after insert on "events" referencing new table as new_rows for each statement execute function endpoint_event_stats_apply();`,
     );

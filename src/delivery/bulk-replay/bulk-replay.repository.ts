@@ -1,8 +1,16 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import type { Knex } from '@mikro-orm/postgresql';
 import { type EventFilters, eventFilterSql } from '../../events/events.repository';
 import { isoColumn as iso } from '../../database/iso-column';
+import {
+  EventRouting,
+  type RouteCandidate,
+  type StoredRequest,
+  verificationBlock,
+} from '../../ingest/routing';
+import { ENFORCES_VERIFICATION, insertDispatches } from '../replay.repository';
 
 export const BULK_REPLAY_STATUSES = ['running', 'completed', 'cancelled'] as const;
 export type BulkReplayStatus = (typeof BULK_REPLAY_STATUSES)[number];
@@ -25,6 +33,24 @@ export interface BulkReplayRow {
   created_at: string;
   finished_at: string | null;
 }
+
+/** An event of a chunk: its place, how its signature was judged, and its stored body's size. */
+interface ChunkEvent {
+  id: string;
+  received_at: string;
+  verification_status: string;
+  verification_reason: string | null;
+  size: number;
+}
+
+interface ActiveDestination extends RouteCandidate {
+  id: string;
+}
+
+/** A chunk's stored requests are read for its destinations' filters in groups of at most this many body bytes. */
+const READ_BYTES = 8 * 1024 * 1024;
+/** An event's stored body size, without reading the body. */
+const STORED_SIZE = `coalesce(octet_length(body_text), 0) + coalesce(octet_length(body_bytes), 0)`;
 
 /** What one chunk dispatched. */
 export interface DispatchedChunk {
@@ -139,15 +165,18 @@ export class BulkReplayRepository {
 
   /**
    * Dispatches the next `size` events of a running replay: one new dispatch per event (as a single replay
-   * makes), a pending delivery per active destination, the cursor and `done` moved on, all in one
+   * makes), a pending delivery per active destination that would receive it were it captured now (its
+   * filter, the endpoint's enforced verification: EventRouting), the cursor and `done` moved on, all in one
    * transaction with the replay's row locked, so that two workers never dispatch the same event. The
    * replay is completed when fewer than `size` events were left.
    */
   async dispatchNext(id: string, size: number): Promise<DispatchedChunk> {
     return this.knex.transaction(async (trx) => {
       const locked = await trx.raw(
-        `select endpoint_id, filter, created_at, cursor_received_at, cursor_event_id
-         from bulk_replays where id = ? and status = 'running' for update`,
+        `select r.endpoint_id, r.filter, r.created_at, r.cursor_received_at, r.cursor_event_id,
+                ${ENFORCES_VERIFICATION} as enforced
+         from bulk_replays r join endpoints ep on ep.id = r.endpoint_id
+         where r.id = ? and r.status = 'running' for update of r`,
         [id],
       );
       const replay = locked.rows[0];
@@ -157,32 +186,25 @@ export class BulkReplayRepository {
         replay.cursor_event_id === null ? 'true' : '(received_at, id) > (?::timestamptz, ?::uuid)';
       const afterBindings =
         replay.cursor_event_id === null ? [] : [replay.cursor_received_at, replay.cursor_event_id];
-      const { rows } = await trx.raw(
-        `with chunk as materialized (
-           select id, received_at, gen_random_uuid() as dispatch_id from events
+      const [chunk, destinations] = await Promise.all([
+        trx.raw(
+          `select id, received_at, verification_status, verification_reason, ${STORED_SIZE} as size from events
            where ${where.sql} and received_at <= ?::timestamptz and ${after}
-           order by received_at, id limit ?
-         ), inserted as (
-           insert into deliveries (id, event_id, destination_id, destination_url, dispatch_id, status, next_attempt_at)
-           select gen_random_uuid(), chunk.id, d.id, d.url, chunk.dispatch_id, 'pending', now()
-           from chunk join destinations d on d.endpoint_id = ? and d.is_active
-           returning id
-         ), last as (
-           select id, received_at from chunk order by received_at desc, id desc limit 1
-         )
-         select (select count(*)::int from chunk) as events,
-                (select array_agg(id) from inserted) as delivery_ids,
-                (select received_at from last) as last_received_at,
-                (select id from last) as last_event_id`,
-        [...where.bindings, replay.created_at, ...afterBindings, size, replay.endpoint_id] as never[],
+           order by received_at, id limit ?`,
+          [...where.bindings, replay.created_at, ...afterBindings, size] as never[],
+        ),
+        trx.raw(
+          `select id, is_active, filter from destinations where endpoint_id = ? and is_active order by id`,
+          [replay.endpoint_id],
+        ),
+      ]);
+      const events = chunk.rows as ChunkEvent[];
+      const deliveryIds = await insertDispatches(
+        trx,
+        await this.routes(trx, events, destinations.rows as ActiveDestination[], replay.enforced),
       );
-      const chunk = rows[0] as {
-        events: number;
-        delivery_ids: string[] | null;
-        last_received_at: string | null;
-        last_event_id: string | null;
-      };
-      const finished = chunk.events < size;
+      const last = events.at(-1);
+      const finished = events.length < size;
       await trx.raw(
         `update bulk_replays
          set done = done + ?,
@@ -191,9 +213,72 @@ export class BulkReplayRepository {
              status = case when ? then 'completed' else status end,
              finished_at = case when ? then now() else finished_at end
          where id = ?`,
-        [chunk.events, chunk.last_received_at, chunk.last_event_id, finished, finished, id],
+        [events.length, last?.received_at ?? null, last?.id ?? null, finished, finished, id],
       );
-      return { deliveryIds: chunk.delivery_ids ?? [], running: !finished };
+      return { deliveryIds, running: !finished };
     });
   }
+
+  /**
+   * Each event of a chunk with the destinations that receive it, under one new dispatch id per event.
+   * Requests are read only when a destination has a filter, in groups of at most READ_BYTES of stored body.
+   */
+  private async routes(
+    trx: Knex,
+    events: ChunkEvent[],
+    destinations: ActiveDestination[],
+    enforced: boolean,
+  ): Promise<{ eventId: string; destinationId: string; dispatchId: string }[]> {
+    const routed = events.filter((event) => verificationBlock(event, enforced) === null);
+    const receivers = new Map<string, string[]>();
+    if (destinations.every((destination) => destination.filter === null)) {
+      for (const event of routed)
+        receivers.set(
+          event.id,
+          destinations.map((destination) => destination.id),
+        );
+    } else {
+      for (const group of bySize(routed, READ_BYTES)) {
+        const { rows } = await trx.raw(
+          `select id, method, headers, query, body_text, body_bytes from events where id = any(?::uuid[])`,
+          [group.map((event) => event.id)],
+        );
+        const requests = new Map((rows as (StoredRequest & { id: string })[]).map((row) => [row.id, row]));
+        for (const event of group) {
+          const request = requests.get(event.id);
+          if (!request) continue; // deleted since (retention): nothing to send
+          const routing = new EventRouting({ ...event, ...request }, enforced);
+          receivers.set(
+            event.id,
+            destinations
+              .filter((destination) => routing.reasonNotReceived(destination) === null)
+              .map(({ id }) => id),
+          );
+        }
+      }
+    }
+    return routed.flatMap((event) => {
+      const dispatchId = randomUUID();
+      return (receivers.get(event.id) ?? []).map((destinationId) => ({
+        eventId: event.id,
+        destinationId,
+        dispatchId,
+      }));
+    });
+  }
+}
+
+/** Consecutive groups of events whose stored bodies add up to at most `bytes` (an event alone may exceed it). */
+function bySize(events: ChunkEvent[], bytes: number): ChunkEvent[][] {
+  const groups: ChunkEvent[][] = [];
+  let total = Infinity;
+  for (const event of events) {
+    if (total + event.size > bytes) {
+      groups.push([]);
+      total = 0;
+    }
+    groups.at(-1)!.push(event);
+    total += event.size;
+  }
+  return groups;
 }

@@ -1,4 +1,11 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  ApiProperty,
+  ApiPropertyOptional,
+  IntersectionType,
+  OmitType,
+  PartialType,
+  PickType,
+} from '@nestjs/swagger';
 import { ValidateIf } from 'class-validator';
 import {
   dedupError,
@@ -38,6 +45,15 @@ export class VerificationDto {
   prefix?: string;
 }
 
+/**
+ * Verification as POST and PATCH take it: `secret` may be left out on PATCH (the stored one is kept, same
+ * provider), and `mode` defaults to `enforce`.
+ */
+export class VerificationInputDto extends IntersectionType(
+  OmitType(VerificationDto, ['secret', 'mode'] as const),
+  PartialType(PickType(VerificationDto, ['secret', 'mode'] as const)),
+) {}
+
 export class InboundAuthDto {
   /** `basic`: HTTP Basic `username`/`password`; `header`: a header `name` whose value must be `value`. */
   @ApiProperty({ enum: ['basic', 'header'] })
@@ -69,7 +85,7 @@ const sent = (_dto: object, value: unknown) => value !== undefined;
 export class IngestRuleFieldsDto {
   /** Check the provider's signature on the raw body; null: not checked. */
   @ApiPropertyOptional({
-    type: VerificationDto,
+    type: VerificationInputDto,
     nullable: true,
     example: { provider: 'stripe', secret: 'whsec_5f0c6f0e1f7a4c1b', mode: 'enforce' },
   })

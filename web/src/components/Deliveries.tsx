@@ -19,8 +19,8 @@ export function Deliveries({ deliveries, endpointId }: { deliveries: Delivery[];
       </div>
       {deliveries.length === 0 ? (
         <p class="muted" data-testid="deliveries-empty">
-          No deliveries. Events are forwarded to the endpoint’s active destinations:{' '}
-          <a href={href.endpoint(endpointId)}>add a destination</a>, then press Replay.
+          No deliveries. Events are forwarded to the endpoint’s active destinations whose filter they match:{' '}
+          <a href={href.endpoint(endpointId)}>add a destination</a> or change a filter, then press Replay.
         </p>
       ) : (
         <ul class="delivery-list">

@@ -135,7 +135,7 @@ export function EndpointPage({ id, params }: { id: string; params: URLSearchPara
         </div>
         <p class="hint">
           Send any HTTP request here (any method, headers and body): it is stored as an event, then forwarded
-          to every active destination.
+          to every active destination whose filter it matches.
         </p>
         {!endpoint.is_active && (
           <p class="alert alert-warning" role="note">

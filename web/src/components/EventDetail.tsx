@@ -101,7 +101,7 @@ export function EventDetail({ endpointId, eventId }: { endpointId: string; event
     } catch (err) {
       const text =
         err instanceof ApiError && err.status === 409
-          ? `${errorMessages(err).join(' ')} Add or activate a destination on the endpoint page, then replay.`
+          ? `${errorMessages(err).join(' ')} Add, activate or change a filter of a destination on the endpoint page, then replay.`
           : errorMessages(err).join(' ');
       setReplayResult({ ok: false, text });
     } finally {
