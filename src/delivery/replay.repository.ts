@@ -2,16 +2,13 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import type { Knex } from '@mikro-orm/postgresql';
 import type { FilterRule } from '../ingest/filter';
-import { EventRouting, type RoutedEvent } from '../ingest/routing';
+import { ENFORCES_VERIFICATION, EventRouting, type RoutedEvent } from '../ingest/routing';
 
 /** A replay as made: the deliveries created, and each active destination left out with why. */
 export interface CreatedReplay {
   deliveryIds: string[];
   skipped: { url: string; reason: string }[];
 }
-
-/** Whether the event's endpoint enforces its verification, in a select joined to `endpoints ep`. */
-export const ENFORCES_VERIFICATION = `coalesce(ep.verification->>'mode' = 'enforce', false)`;
 
 /**
  * Pending deliveries of new dispatches: one per (event, destination, dispatch), from `unnest` of three

@@ -2,6 +2,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import type { DeliveryAttempt, DeliveryStatus } from '../delivery/delivery.entity';
 import type { FilterRule } from '../ingest/filter';
+import { ENFORCES_VERIFICATION } from '../ingest/routing';
 import { countEvents } from './event-counts';
 import type { EventStatus, VerificationStatus } from './event.entity';
 import { isoColumn as iso } from '../database/iso-column';
@@ -238,10 +239,10 @@ export class EventsRepository {
 
   /** Whether the endpoint enforces its verification (a capture that fails it is not forwarded). */
   async enforcesVerification(endpointId: string): Promise<boolean> {
-    const rows = await this.rows(
-      `select 1 from endpoints where id = ? and verification->>'mode' = 'enforce'`,
+    const rows = await this.rows<{ enforced: boolean }>(
+      `select ${ENFORCES_VERIFICATION} as enforced from endpoints ep where ep.id = ?`,
       [endpointId],
     );
-    return rows.length > 0;
+    return rows[0]?.enforced ?? false;
   }
 }

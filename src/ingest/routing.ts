@@ -31,6 +31,9 @@ export interface RouteCandidate {
   filter: FilterRule | null;
 }
 
+/** Whether an endpoint enforces its verification, in a select from (or joined to) `endpoints ep`. */
+export const ENFORCES_VERIFICATION = `coalesce(ep.verification->>'mode' = 'enforce', false)`;
+
 /** Why no destination receives the event (its signature failed and the endpoint enforces it), or null. */
 export function verificationBlock(
   event: Pick<RoutedEvent, 'verification_status' | 'verification_reason'>,

@@ -5,12 +5,13 @@ import type { Knex } from '@mikro-orm/postgresql';
 import { type EventFilters, eventFilterSql } from '../../events/events.repository';
 import { isoColumn as iso } from '../../database/iso-column';
 import {
+  ENFORCES_VERIFICATION,
   EventRouting,
   type RouteCandidate,
   type StoredRequest,
   verificationBlock,
 } from '../../ingest/routing';
-import { ENFORCES_VERIFICATION, insertDispatches } from '../replay.repository';
+import { insertDispatches } from '../replay.repository';
 
 export const BULK_REPLAY_STATUSES = ['running', 'completed', 'cancelled'] as const;
 export type BulkReplayStatus = (typeof BULK_REPLAY_STATUSES)[number];
