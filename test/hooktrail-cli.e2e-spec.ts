@@ -16,7 +16,7 @@ import { api, createApiKey, registerUser } from './support/api-client';
 import { HttpsDestination } from './support/https-destination';
 import { send } from './support/raw-http';
 import { freePort, spawnService, stopService, type ServiceProcess } from './support/service-process';
-import { deleteRedisKeys, dropDatabase, isolatedEnvironment } from './support/test-app';
+import { type IsolatedEnvironment, isolatedEnvironment, removeIsolated } from './support/test-app';
 
 type Endpoint = components['schemas']['EndpointDto'];
 type CapturedEvent = components['schemas']['EventWithDeliveriesDto'];
@@ -60,7 +60,7 @@ function waitUntil<T>(
 class RestartableService {
   private process?: ServiceProcess;
 
-  private constructor(private readonly env: Record<string, string>) {}
+  private constructor(private readonly env: IsolatedEnvironment) {}
 
   static async start(): Promise<RestartableService> {
     const service = new RestartableService(
@@ -89,8 +89,7 @@ class RestartableService {
 
   async close(): Promise<void> {
     await this.down();
-    await dropDatabase(this.env.DATABASE_URL);
-    await deleteRedisKeys(this.env.REDIS_URL, this.env.REDIS_PREFIX);
+    await removeIsolated(this.env);
   }
 }
 

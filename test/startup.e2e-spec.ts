@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { Client } from 'pg';
 import { api } from './support/api-client';
 import { spawnService, stopService, waitForHealth } from './support/service-process';
-import { dropDatabase, isolatedEnvironment } from './support/test-app';
+import { isolatedEnvironment, removeIsolated } from './support/test-app';
 
 /** Starts src/main.ts with `env` and returns its exit code and output once it stops by itself. */
 async function failedStart(env: Record<string, string>) {
@@ -101,7 +101,7 @@ describe('start-up', () => {
       );
     } finally {
       await stopService(service);
-      await dropDatabase(env.DATABASE_URL);
+      await removeIsolated(env);
     }
   });
 
@@ -123,7 +123,7 @@ describe('start-up', () => {
       expect(await stopService(service, 'SIGTERM')).toBe(0);
     } finally {
       await stopService(service, 'SIGKILL');
-      await dropDatabase(env.DATABASE_URL);
+      await removeIsolated(env);
     }
   });
 
@@ -142,7 +142,7 @@ describe('start-up', () => {
       expect(await service.exited).toBe(0);
     } finally {
       await stopService(service, 'SIGKILL');
-      await dropDatabase(env.DATABASE_URL);
+      await removeIsolated(env);
     }
   });
 
@@ -189,7 +189,7 @@ describe('start-up', () => {
     } finally {
       await db.end().catch(() => undefined);
       await stopService(service, 'SIGKILL');
-      await dropDatabase(env.DATABASE_URL);
+      await removeIsolated(env);
     }
   });
 });

@@ -4,7 +4,7 @@ import { api, uniqueEmail } from '../support/api-client';
 import { FakeGemini } from '../support/fake-gemini';
 import { answer, HttpsDestination } from '../support/https-destination';
 import { spawnService, stopService } from '../support/service-process';
-import { dropDatabase, isolatedEnvironment } from '../support/test-app';
+import { isolatedEnvironment, removeIsolated } from '../support/test-app';
 import { capture, type EndpointFixture, hasStatus, waitForEvent } from '../support/webhook-fixtures';
 
 const secret = (label: string) => `${label}-${randomBytes(12).toString('hex')}`;
@@ -132,7 +132,7 @@ describe('secrets never reach the logs', () => {
       expect(leaked).toEqual([]);
     } finally {
       await stopService(service);
-      await dropDatabase(env.DATABASE_URL);
+      await removeIsolated(env);
       await sink.close();
       await gemini.close();
     }

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { type Environment, loadEnvironment } from '../../src/config/environment';
-import { deleteRedisKeys, dropDatabase, isolatedEnvironment } from './test-app';
+import { isolatedEnvironment, removeIsolated } from './test-app';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -112,8 +112,7 @@ export async function startServiceProcess(overrides: Record<string, string> = {}
     url: `http://127.0.0.1:${service.port}`,
     async close() {
       await stopService(service);
-      await dropDatabase(env.DATABASE_URL);
-      await deleteRedisKeys(env.REDIS_URL, env.REDIS_PREFIX);
+      await removeIsolated(env);
     },
   };
 }

@@ -16,8 +16,12 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** Service variables with the database and the Redis prefix of one test file. */
+export type IsolatedEnvironment = Record<string, string> &
+  Record<'DATABASE_URL' | 'REDIS_URL' | 'REDIS_PREFIX', string>;
+
 /** A unique database name and Redis prefix for one test file. */
-export function isolatedEnvironment(overrides: Record<string, string> = {}): Record<string, string> {
+export function isolatedEnvironment(overrides: Record<string, string> = {}): IsolatedEnvironment {
   const id = `${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   return {
     DATABASE_URL: `${POSTGRES_URL}/hooktrail_test_${id}`,
@@ -59,6 +63,14 @@ export async function deleteRedisKeys(redisUrl: string, prefix: string): Promise
   }
 }
 
+/** Drops what an isolated environment (isolatedEnvironment) made: its database and its Redis keys. */
+export async function removeIsolated(
+  env: Pick<IsolatedEnvironment, 'DATABASE_URL' | 'REDIS_URL' | 'REDIS_PREFIX'>,
+): Promise<void> {
+  await dropDatabase(env.DATABASE_URL);
+  await deleteRedisKeys(env.REDIS_URL, env.REDIS_PREFIX);
+}
+
 /**
  * Starts the whole service in this process on a free port, with its own database and Redis prefix. Its
  * queue processors (APP_ROLE=all) run on this process's event loop: a worker thread could not load the
@@ -76,8 +88,7 @@ export async function startTestApp(overrides: Record<string, string> = {}): Prom
     url: `http://127.0.0.1:${port}`,
     async close() {
       await app.close();
-      await dropDatabase(env.DATABASE_URL);
-      await deleteRedisKeys(env.REDIS_URL, env.REDIS_PREFIX);
+      await removeIsolated(env);
     },
   };
 }
