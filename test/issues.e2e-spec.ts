@@ -126,6 +126,52 @@ describe('issues', () => {
     expect(await attemptsMade(destinationId)).toBe(EVENTS * ATTEMPTS);
   }, 60_000);
 
+  it('asks the AI engine for at most 30 new diagnoses a minute through issues; a cached one is always shown', async () => {
+    const destination = await app.server();
+    destination.always(answer(500, 'boom'));
+    const fixture = await createEndpoint(app.sut.url);
+    await addDestination(app.sut.url, fixture, destination.url);
+    const eventId = await capture(fixture);
+    // Dead-lettered: no attempt is made any more but those written below.
+    await waitForEvent(app.sut.url, fixture, eventId, hasStatus('dead_letter'));
+    const [issue] = await listIssues(fixture);
+    await app.db.query(`update users set plan = 'starter' where id = $1`, [fixture.user.id]);
+    const diagnosis = async () => {
+      const response = await api(app.sut.url, 'GET', `/api/issues/${issue.id}`, {
+        token: fixture.user.accessToken,
+      });
+      expect(response.status).toBe(200);
+      expect(response.body.issue).toMatchObject({ id: issue.id, kind: 'http_5xx' });
+      return response.body.issue.diagnosis;
+    };
+    // A diagnosis is cached per set of attempts: one more attempt makes the next one new.
+    const oneMoreAttempt = () =>
+      app.db.query(
+        `update deliveries set attempts = attempts || jsonb_build_array(jsonb_build_object(
+           'at', now(), 'response_code', 500, 'duration_ms', 3, 'error', null, 'response_body', 'boom'))
+         where event_id = $1`,
+        [eventId],
+      );
+    const diagnosesMade = async () => {
+      const { rows } = await app.db.query<{ n: number }>(
+        `select count(*)::int as n from ai_results where event_id = $1 and operation = 'diagnose'`,
+        [eventId],
+      );
+      return rows[0].n;
+    };
+
+    for (let n = 1; n <= 30; n += 1) {
+      if (n > 1) await oneMoreAttempt();
+      expect(await diagnosis()).toMatchObject({ diagnosis: expect.stringContaining('500') });
+    }
+    expect(await diagnosesMade()).toBe(30);
+    // The limit is reached: the cached diagnosis is still shown, a new one is not asked for.
+    expect(await diagnosis()).toMatchObject({ diagnosis: expect.stringContaining('500') });
+    await oneMoreAttempt();
+    expect(await diagnosis()).toBeNull();
+    expect(await diagnosesMade()).toBe(30);
+  }, 60_000);
+
   it('groups failures without a response by kind: connection refused, timeout', async () => {
     const fixture = await createEndpoint(app.sut.url);
     const closed = await HttpsDestination.start();

@@ -13,13 +13,10 @@ import { Throttle } from '@nestjs/throttler';
 import { Can } from '../access/can.decorator';
 import { ResourceIdPipe } from '../common/pipes/resource-id.pipe';
 import { RequiresPlan } from '../users/requires-plan.decorator';
-import { HANDLER_FRAMEWORKS } from './ai.types';
+import { AI_RATE_LIMIT_PER_MIN, HANDLER_FRAMEWORKS } from './ai.types';
 import { AiService } from './ai.service';
 import { DiagnosisDto, ExplanationDto, HandlerDto, HandlerRequestDto, SchemaDto } from './dto/ai.dto';
 import { UserThrottlerGuard } from './user-throttler.guard';
-
-/** AI calls per user per minute (each uncached call may cost Gemini quota). */
-export const AI_RATE_LIMIT_PER_MIN = 30;
 
 @ApiTags('ai')
 @ApiBearerAuth()

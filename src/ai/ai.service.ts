@@ -1,4 +1,5 @@
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { ThrottlerException } from '@nestjs/throttler';
 import type { AiAnswer, AiProvider, HandlerTarget } from './ai.types';
 import { AiRepository } from './ai.repository';
 
@@ -31,11 +32,20 @@ export class AiService {
     );
   }
 
-  async diagnose(endpointId: string, eventId: string): Promise<AiAnswer> {
+  /**
+   * `mayAsk`, when given, is asked before the engine is (a cached diagnosis is answered without it): false
+   * throws a ThrottlerException (429) and asks nothing.
+   */
+  async diagnose(endpointId: string, eventId: string, mayAsk?: () => Promise<boolean>): Promise<AiAnswer> {
     const deliveries = await this.repository.deliveries(eventId);
     const attemptsSeen = deliveries.reduce((count, delivery) => count + delivery.attempts.length, 0);
-    return this.answer(endpointId, eventId, 'diagnose', `${deliveries.length}:${attemptsSeen}`, (event) =>
-      this.provider.diagnose(event, deliveries),
+    return this.answer(
+      endpointId,
+      eventId,
+      'diagnose',
+      `${deliveries.length}:${attemptsSeen}`,
+      (event) => this.provider.diagnose(event, deliveries),
+      mayAsk,
     );
   }
 
@@ -45,11 +55,13 @@ export class AiService {
     operation: Operation,
     parameters: string,
     ask: (event: NonNullable<Awaited<ReturnType<AiRepository['findEvent']>>>) => Promise<AiAnswer>,
+    mayAsk?: () => Promise<boolean>,
   ): Promise<AiAnswer> {
     const event = await this.repository.findEvent(endpointId, eventId);
     if (!event) throw new NotFoundException('event not found');
     const cached = await this.repository.cached(eventId, operation, parameters);
     if (cached) return cached;
+    if (mayAsk && !(await mayAsk())) throw new ThrottlerException();
     const answer = await ask(event);
     await this.repository.store(eventId, operation, parameters, answer);
     return answer;

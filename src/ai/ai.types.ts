@@ -30,6 +30,9 @@ export interface AiAnswer {
   provider: AiProviderName;
 }
 
+/** AI calls per user per minute on each AI route (each uncached call may cost Gemini quota). */
+export const AI_RATE_LIMIT_PER_MIN = 30;
+
 export const HANDLER_FRAMEWORKS = {
   typescript: ['express', 'fastify', 'nextjs'],
   javascript: ['express', 'fastify', 'nextjs'],

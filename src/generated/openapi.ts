@@ -1550,7 +1550,8 @@ export interface components {
             destination: components["schemas"]["IssueDestinationDto"];
             /**
              * @description The AI engine's diagnosis of the latest failed delivery (plan starter and above); null on the free
-             *     plan, or when that event is gone.
+             *     plan, when that event is gone, or when the caller has had 30 new (uncached) diagnoses from this route
+             *     in the last minute.
              */
             diagnosis: components["schemas"]["DiagnosisDto"] | null;
             endpoint_id: string;

@@ -50,10 +50,11 @@ export class IssuesController {
   @ApiOkResponse({ type: IssueDetailResponseDto })
   @ApiNotFoundResponse({ description: "No such issue (or not yours, nor your team's)" })
   async get(
+    @CurrentUser() user: AuthUser,
     @CurrentGrant() grant: Grant,
     @Param('iid', new ResourceIdPipe('issue')) id: string,
   ): Promise<IssueDetailResponseDto> {
-    return { issue: await this.issues.get(grant, id) };
+    return { issue: await this.issues.get(grant, user.id, id) };
   }
 
   @Patch(':iid')

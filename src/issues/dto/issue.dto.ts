@@ -38,7 +38,8 @@ export class IssueDto {
 export class IssueDetailDto extends IssueDto {
   /**
    * The AI engine's diagnosis of the latest failed delivery (plan starter and above); null on the free
-   * plan, or when that event is gone.
+   * plan, when that event is gone, or when the caller has had 30 new (uncached) diagnoses from this route
+   * in the last minute.
    */
   @ApiProperty({ type: DiagnosisDto, nullable: true })
   diagnosis!: DiagnosisDto | null;

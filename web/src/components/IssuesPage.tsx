@@ -292,7 +292,10 @@ function Diagnosis({ issueId }: { issueId: string }) {
             <pre class="code prose">{diagnosis.diagnosis}</pre>
           </>
         ) : (
-          <p class="muted small">No diagnosis for this issue.</p>
+          <p class="muted small">
+            No diagnosis for this issue: its event is gone, the AI engine did not answer, or 30 new diagnoses
+            were asked for in the last minute (try again in a minute).
+          </p>
         )}
       </div>
     );
