@@ -4,6 +4,7 @@ import { Notifier } from '../src/notifications/notifier.service';
 import { api, registerUser, type RegisteredUser } from './support/api-client';
 import { answer, HttpsDestination, type ReceivedRequest } from './support/https-destination';
 import { SmtpSink } from './support/smtp-sink';
+import { addTeamMember } from './support/tenant-fixture';
 import { startTestApp, type TestApp } from './support/test-app';
 import { addDestination, capture, createEndpoint } from './support/webhook-fixtures';
 
@@ -298,6 +299,53 @@ describe('notification channels', () => {
     expect(other.received).toHaveLength(0);
   });
 
+  it("tells every owner of a team's endpoint about its dead letter, by one mail and on each one's channels, and no admin", async () => {
+    const [first, second, admin] = await Promise.all([0, 1, 2].map(() => registerUser(sut.url)));
+    const { rows } = await db.query<{ id: string }>(
+      `insert into teams (name) values ('Payments') returning id`,
+    );
+    const teamId = rows[0].id;
+    await addTeamMember(db, teamId, first.id, 'owner');
+    await addTeamMember(db, teamId, second.id, 'owner');
+    await addTeamMember(db, teamId, admin.id, 'admin');
+    const receivers = await Promise.all([first, second, admin].map(() => server()));
+    const [firstChannel, secondChannel, adminChannel] = await Promise.all(
+      [first, second, admin].map((user, index) =>
+        createChannel('slack', `${receivers[index].url}/slack`, ['dead_letter'], user),
+      ),
+    );
+    // Made by the admin: who made an endpoint does not decide who hears of it.
+    const created = await api(sut.url, 'POST', '/api/endpoints', {
+      token: admin.accessToken,
+      body: { name: 'Team payments', team_id: teamId },
+    });
+    expect(created.status).toBe(201);
+    const fixture = {
+      user: admin,
+      endpointId: created.body.endpoint.id as string,
+      captureUrl: `${sut.url}/in/${created.body.endpoint.public_token}`,
+    };
+    await addDestination(sut.url, fixture, REFUSING_URL);
+    const mailsBefore = smtp.mails.length;
+
+    const eventId = await capture(fixture);
+    for (const receiver of receivers.slice(0, 2)) {
+      const [message] = await receiver.waitForRequests(1, 30_000);
+      expect(json(message).text).toContain('1 webhook dead-lettered on');
+    }
+    const [mail] = (await smtp.waitForMails(mailsBefore + 1)).filter((sent) => sent.text.includes(eventId));
+    expect([...mail.to].sort()).toEqual([first.email, second.email].sort());
+    for (const channel of [firstChannel, secondChannel])
+      await eventually(
+        () => outboxCount(channel.id),
+        (count) => count === 0,
+        'sent notification recorded',
+      );
+    // The outbox rows of every channel told are written by one statement: the admin's got none.
+    expect(await outboxCount(adminChannel.id)).toBe(0);
+    expect(receivers[2].received).toHaveLength(0);
+  });
+
   it('digests a flood of 1,000 dead letters into two messages per channel that count them all', async () => {
     const user = await registerUser(sut.url);
     const receiver = await server();
@@ -361,8 +409,9 @@ describe('notification channels', () => {
     const receiver = await server();
     const channel = await createChannel('webhook', `${receiver.url}/hooks`, ['issue.opened'], user);
     const notifier = sut.app.get(Notifier);
+    const { endpointId } = await createEndpoint(sut.url, user);
     const issue = (index: number) => ({
-      userId: user.id,
+      endpointId,
       type: 'issue.opened' as const,
       data: { issue: { id: `issue-${index}`, kind: 'http_5xx', summary: `HTTP 500 #${index}` } },
     });
@@ -409,8 +458,9 @@ describe('notification channels', () => {
     const receiver = await server(500);
     const channel = await createChannel('webhook', `${receiver.url}/hooks`, ['destination.paused'], user);
     const notifier = sut.app.get(Notifier);
+    const { endpointId } = await createEndpoint(sut.url, user);
     const paused = {
-      userId: user.id,
+      endpointId,
       type: 'destination.paused' as const,
       data: { destination: { url: 'x' } },
     };

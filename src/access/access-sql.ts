@@ -1,11 +1,14 @@
 /** SQL conditions of the access component that list and notification queries embed. */
 
 /**
- * The user who answers for an endpoint (aliased `ep`), to whom its alerts and notifications go: its owner,
- * or for a team's endpoint the team's first owner (not its creator, who may have left the team).
+ * A subquery of the users who answer for an endpoint (aliased `ep`), to whom its alerts and notifications
+ * go: its owner, or for a team's endpoint every owner of the team (not its creator, who may have left;
+ * the creator only should the team have no owner).
  */
-export const ENDPOINT_ACCOUNT_HOLDER = `coalesce((select tm.user_id from team_members tm
-  where tm.team_id = ep.team_id and tm.role = 'owner' order by tm.created_at, tm.user_id limit 1), ep.user_id)`;
+export const ENDPOINT_ACCOUNT_HOLDERS = `select tm.user_id from team_members tm
+  where tm.team_id = ep.team_id and tm.role = 'owner'
+  union select ep.user_id where not exists (select 1 from team_members o
+    where o.team_id = ep.team_id and o.role = 'owner')`;
 
 /**
  * A condition (on endpoints aliased `ep`) true for the endpoints the user may read: their own outside

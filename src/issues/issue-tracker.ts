@@ -1,4 +1,3 @@
-import { ENDPOINT_ACCOUNT_HOLDER } from '../access/access-sql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable, Logger } from '@nestjs/common';
 import type { FailureKind } from '../delivery/delivery-sender';
@@ -25,7 +24,6 @@ export interface TrackedAttempt {
 export interface AutoPausedDestination {
   id: string;
   endpointId: string;
-  userId: string;
   url: string;
   pausedReason: string;
   autoPauseAfter: number;
@@ -103,7 +101,7 @@ const COUNT_FAILURES_SQL = `
                            else d.paused_reason end
     from locked l where d.id = l.id
     returning d.id, d.endpoint_id, d.url, d.paused_reason, d.auto_pause_after, (d.paused and not l.was_paused) as auto_paused)
-  select c.*, ${ENDPOINT_ACCOUNT_HOLDER} as user_id from counted c join endpoints ep on ep.id = c.endpoint_id where c.auto_paused`;
+  select * from counted where auto_paused`;
 
 /** Each destination's attempts of the batch: did it deliver, and which failures came after its last success. */
 function byDestination(attempts: readonly TrackedAttempt[]): DestinationAttempts[] {
@@ -184,7 +182,6 @@ export class IssueTracker {
       rows: {
         id: string;
         endpoint_id: string;
-        user_id: string;
         url: string;
         paused_reason: string;
         auto_pause_after: number;
@@ -197,7 +194,6 @@ export class IssueTracker {
     changes.paused = rows.map((row) => ({
       id: row.id,
       endpointId: row.endpoint_id,
-      userId: row.user_id,
       url: row.url,
       pausedReason: row.paused_reason,
       autoPauseAfter: row.auto_pause_after,
@@ -220,17 +216,17 @@ export class IssueTracker {
   private notifications(changes: TrackedChanges): NotificationEvent[] {
     return [
       ...changes.opened.map((issue): NotificationEvent => ({
-        userId: issue.userId,
+        endpointId: issue.endpointId,
         type: 'issue.opened',
         data: { issue: toIssueDto(issue) },
       })),
       ...changes.resolved.map((issue): NotificationEvent => ({
-        userId: issue.userId,
+        endpointId: issue.endpointId,
         type: 'issue.resolved',
         data: { issue: toIssueDto(issue) },
       })),
       ...changes.paused.map((destination): NotificationEvent => ({
-        userId: destination.userId,
+        endpointId: destination.endpointId,
         type: 'destination.paused',
         data: {
           endpoint_id: destination.endpointId,

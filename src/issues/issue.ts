@@ -1,4 +1,3 @@
-import { ENDPOINT_ACCOUNT_HOLDER } from '../access/access-sql';
 import type { FailureKind } from '../delivery/delivery-sender';
 
 export const ISSUE_STATUSES = ['open', 'acknowledged', 'resolved'] as const;
@@ -8,8 +7,6 @@ export type IssueStatus = (typeof ISSUE_STATUSES)[number];
 export interface Issue {
   id: string;
   endpointId: string;
-  /** The endpoint's owner: whose channels hear of it. */
-  userId: string;
   destination: { id: string; url: string };
   kind: FailureKind;
   /** The latest failure of its kind, in words (its HTTP status, or what went wrong). */
@@ -24,7 +21,7 @@ export interface Issue {
 }
 
 /** The columns every query of issues reads, from `issues i` joined to its destination and endpoint. */
-export const ISSUE_COLUMNS = `i.id, i.endpoint_id, ${ENDPOINT_ACCOUNT_HOLDER} as user_id, i.destination_id, dest.url as destination_url,
+export const ISSUE_COLUMNS = `i.id, i.endpoint_id, i.destination_id, dest.url as destination_url,
   i.kind, i.summary, i.status, i.failure_count, i.first_seen_at, i.last_seen_at, i.last_event_id, i.resolved_at`;
 
 /** The joins ISSUE_COLUMNS needs, after `from issues i` (or a CTE aliased `i`). */
@@ -34,7 +31,6 @@ export const ISSUE_JOINS = `join destinations dest on dest.id = i.destination_id
 export interface IssueRow {
   id: string;
   endpoint_id: string;
-  user_id: string;
   destination_id: string;
   destination_url: string;
   kind: FailureKind;
@@ -51,7 +47,6 @@ export function issueOf(row: IssueRow): Issue {
   return {
     id: row.id,
     endpointId: row.endpoint_id,
-    userId: row.user_id,
     destination: { id: row.destination_id, url: row.destination_url },
     kind: row.kind,
     summary: row.summary,

@@ -11,13 +11,11 @@ import type { AlertBatch, AlertsRepository } from './alerts.repository';
 /** A collaborator stub with only the members the test needs. */
 const stub = <T>(members: Partial<T>): T => members as T;
 
-function batchOf(count: number): AlertBatch {
+function batchOf(count: number, recipients = [{ email: 'owner@example.com', name: 'Ada' }]): AlertBatch {
   return {
     endpointId: 'endpoint-1',
     endpointName: 'Stripe (prod)',
-    ownerId: 'user-1',
-    ownerEmail: 'owner@example.com',
-    ownerName: 'Ada',
+    recipients,
     events: Array.from({ length: count }, (_, index) => ({
       alertId: `alert-${index}`,
       eventId: `event-${index}`,
@@ -31,7 +29,7 @@ function batchOf(count: number): AlertBatch {
 describe(AlertMailer.name, () => {
   let lastSent: Date | null;
   let unsent: AlertBatch | null;
-  const sent: { to: string; subject: string; text: string }[] = [];
+  const sent: { to: string[]; subject: string; text: string; html: string }[] = [];
   const marked: string[][] = [];
   const scheduled: { endpointId: string; notBefore?: Date }[] = [];
   const notified: NotificationEvent[] = [];
@@ -45,7 +43,7 @@ describe(AlertMailer.name, () => {
   });
   const mailer = stub<MailerService>({
     sendMail: async (mail) => {
-      sent.push(mail as { to: string; subject: string; text: string });
+      sent.push(mail as (typeof sent)[number]);
       return {};
     },
   });
@@ -81,13 +79,28 @@ describe(AlertMailer.name, () => {
     unsent = batchOf(1);
     await sut.sendFor('endpoint-1');
     expect(sent).toHaveLength(1);
-    expect(sent[0].to).toBe('owner@example.com');
+    expect(sent[0].to).toEqual(['owner@example.com']);
+    expect(sent[0].text).toMatch(/^Hi Ada,\n/);
     expect(sent[0].subject).toBe('[Hooktrail] Webhook dead-lettered on "Stripe (prod)"');
     expect(sent[0].text).toContain('event-0');
     expect(sent[0].text).toContain('2026-11-23T10:00:00.000Z');
     expect(sent[0].text).toContain('https://api.example.com/hooks: last response 500');
     expect(sent[0].text).toContain('https://hooktrail.example/#/endpoints/endpoint-1/events/event-0');
     expect(marked).toEqual([['alert-0']]);
+  });
+
+  it("mails a team's endpoint's alert to every owner of the team, in one mail greeting them all", async () => {
+    lastSent = null;
+    unsent = batchOf(1, [
+      { email: 'ada@example.com', name: 'Ada' },
+      { email: 'grace@example.com', name: 'Grace' },
+      { email: 'lin@example.com', name: 'Lin <3' },
+    ]);
+    await sut.sendFor('endpoint-1');
+    expect(sent).toHaveLength(1);
+    expect(sent[0].to).toEqual(['ada@example.com', 'grace@example.com', 'lin@example.com']);
+    expect(sent[0].text).toMatch(/^Hi Ada, Grace and Lin <3,\n/);
+    expect(sent[0].html).toContain('<p>Hi Ada, Grace and Lin &#60;3,</p>');
   });
 
   it('sends nothing within 10 minutes of the last mail and schedules a digest for the end of the window', async () => {
@@ -109,13 +122,13 @@ describe(AlertMailer.name, () => {
     expect(marked).toEqual([['alert-0', 'alert-1', 'alert-2']]);
   });
 
-  it("tells the owner's dead_letter channels about the batch it mailed, and nothing while it waits", async () => {
+  it("tells the endpoint's holders' dead_letter channels about the batch it mailed, and nothing while it waits", async () => {
     lastSent = null;
     unsent = batchOf(3);
     await sut.sendFor('endpoint-1');
     expect(notified).toHaveLength(1);
     expect(notified[0]).toMatchObject({
-      userId: 'user-1',
+      endpointId: 'endpoint-1',
       type: 'dead_letter',
       data: { endpoint: { id: 'endpoint-1', name: 'Stripe (prod)' }, count: 3 },
     });

@@ -11,10 +11,10 @@ import { type AlertBatch, AlertsRepository } from './alerts.repository';
 /** A dead-letter notification lists at most this many of its batch's events; `count` counts them all. */
 const NOTIFIED_EVENTS_LIMIT = 20;
 
-/** What the owner's notification channels subscribed to `dead_letter` are told about a batch. */
+/** What the account holders' notification channels subscribed to `dead_letter` are told about a batch. */
 export function deadLetterNotification(batch: AlertBatch): NotificationEvent {
   return {
-    userId: batch.ownerId,
+    endpointId: batch.endpointId,
     type: 'dead_letter',
     data: {
       endpoint: { id: batch.endpointId, name: batch.endpointName },
@@ -33,14 +33,20 @@ export function deadLetterNotification(batch: AlertBatch): NotificationEvent {
   };
 }
 
+/** "Ada", "Ada and Grace", "Ada, Grace and Lin". */
+function namesText(names: string[]): string {
+  return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}
+
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
 /**
- * Sends the dead-letter email of one endpoint: one alert, or a digest of every alert since the last
- * mail, never more than one mail per endpoint per ALERT_WINDOW_MS. An SMTP error throws, the outbox
- * rows stay unsent and Bull retries the job: an outage delays the mail and loses nothing. The owner's
+ * Sends the dead-letter email of one endpoint to its account holders (its owner, or every owner of its
+ * team, in one mail): one alert, or a digest of every alert since the last mail, never more than one mail
+ * per endpoint per ALERT_WINDOW_MS. An SMTP error throws, the outbox
+ * rows stay unsent and Bull retries the job: an outage delays the mail and loses nothing. The holders'
  * notification channels subscribed to `dead_letter` are told about the same batch (their outbox rows are
  * written in the transaction that marks the alerts sent), and digest it further by channel.
  */
@@ -82,10 +88,7 @@ export class AlertMailer {
         trx,
         batch.events.map((event) => event.alertId),
       );
-      this.logger.log(
-        { endpointId, events: batch.events.length, to: batch.ownerEmail },
-        'dead-letter alert sent',
-      );
+      this.logger.log({ endpointId, events: batch.events.length, to: mail.to }, 'dead-letter alert sent');
       return null;
     });
     await this.notifier.dispatch(notifiedChannels);
@@ -96,7 +99,7 @@ export class AlertMailer {
     return `${this.siteUrl}/#/endpoints/${endpointId}/events/${eventId}`;
   }
 
-  private compose(batch: AlertBatch): { to: string; subject: string; text: string; html: string } {
+  private compose(batch: AlertBatch): { to: string[]; subject: string; text: string; html: string } {
     const count = batch.events.length;
     const subject =
       count === 1
@@ -118,17 +121,11 @@ export class AlertMailer {
         ? `Every delivery attempt of a webhook captured by your endpoint "${batch.endpointName}" failed, so it is now dead-lettered.`
         : `Every delivery attempt of ${count} webhooks captured by your endpoint "${batch.endpointName}" failed, so they are now dead-lettered.`;
     const outro = 'The events are kept: fix the destination, then replay them from the dashboard or the API.';
-    const text = [
-      `Hi ${batch.ownerName},`,
-      '',
-      intro,
-      '',
-      ...blocks.flatMap((block) => [block, '']),
-      outro,
-    ].join('\n');
-    const html = `<p>Hi ${escapeHtml(batch.ownerName)},</p><p>${escapeHtml(intro)}</p>${blocks
+    const greeting = `Hi ${namesText(batch.recipients.map((recipient) => recipient.name))},`;
+    const text = [greeting, '', intro, '', ...blocks.flatMap((block) => [block, '']), outro].join('\n');
+    const html = `<p>${escapeHtml(greeting)}</p><p>${escapeHtml(intro)}</p>${blocks
       .map((block) => `<pre>${escapeHtml(block)}</pre>`)
       .join('')}<p>${escapeHtml(outro)}</p>`;
-    return { to: batch.ownerEmail, subject, text, html };
+    return { to: batch.recipients.map((recipient) => recipient.email), subject, text, html };
   }
 }

@@ -1,4 +1,4 @@
-import { ENDPOINT_ACCOUNT_HOLDER } from '../access/access-sql';
+import { ENDPOINT_ACCOUNT_HOLDERS } from '../access/access-sql';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 
@@ -16,12 +16,17 @@ export interface AlertedEvent {
   destinations: AlertDestination[];
 }
 
+/** Someone the dead-letter email goes to. */
+export interface AlertRecipient {
+  email: string;
+  name: string;
+}
+
 export interface AlertBatch {
   endpointId: string;
   endpointName: string;
-  ownerId: string;
-  ownerEmail: string;
-  ownerName: string;
+  /** The endpoint's account holders: its owner, or every owner of its team. */
+  recipients: AlertRecipient[];
   events: AlertedEvent[];
 }
 
@@ -56,25 +61,27 @@ export class AlertsRepository {
   async unsent(trx: Knex, endpointId: string): Promise<AlertBatch | null> {
     const { rows } = await trx.raw(
       `select a.id as alert_id, e.id as event_id, e.method, e.received_at, ep.name as endpoint_name,
-              u.id as owner_id, u.email as owner_email, u.name as owner_name,
               coalesce((select json_agg(json_build_object('url', d.destination_url, 'responseCode', d.response_code,
                          'error', d.attempts -> -1 ->> 'error') order by d.created_at)
                         from deliveries d where d.event_id = e.id and d.status = 'dead_letter'), '[]') as destinations
        from dead_letter_alerts a
        join events e on e.id = a.event_id
        join endpoints ep on ep.id = a.endpoint_id
-       join users u on u.id = ${ENDPOINT_ACCOUNT_HOLDER}
        where a.endpoint_id = ? and a.sent_at is null
        order by a.created_at`,
       [endpointId],
     );
     if (rows.length === 0) return null;
+    const recipients = await trx.raw(
+      `select u.email, u.name from endpoints ep
+       join users u on u.id in (${ENDPOINT_ACCOUNT_HOLDERS})
+       where ep.id = ? order by u.email`,
+      [endpointId],
+    );
     return {
       endpointId,
       endpointName: rows[0].endpoint_name,
-      ownerId: rows[0].owner_id,
-      ownerEmail: rows[0].owner_email,
-      ownerName: rows[0].owner_name,
+      recipients: recipients.rows,
       events: rows.map((row: Record<string, never>) => ({
         alertId: row.alert_id,
         eventId: row.event_id,

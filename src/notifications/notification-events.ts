@@ -7,10 +7,13 @@ export const NOTIFICATION_EVENT_TYPES = [
 ] as const;
 export type NotificationEventType = (typeof NOTIFICATION_EVENT_TYPES)[number];
 
-/** One thing to tell a user's channels about: `data` is the JSON sent as the webhook channel's `data`. */
+/**
+ * One thing about an endpoint to tell the channels of those who answer for it (its owner, or its team's
+ * owners): `data` is the JSON sent as the webhook channel's `data`.
+ */
 export interface NotificationEvent {
-  /** The user whose channels subscribed to `type` are told. */
-  userId: string;
+  /** The endpoint: its account holders' channels subscribed to `type` are told. */
+  endpointId: string;
   type: NotificationEventType;
   data: Record<string, unknown>;
 }

@@ -1,5 +1,6 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
+import { ENDPOINT_ACCOUNT_HOLDERS } from '../access/access-sql';
 import type {
   ChannelStatus,
   ChannelType,
@@ -108,16 +109,20 @@ export class NotificationsRepository {
   }
 
   /**
-   * Writes `event` into the outbox of every channel of its user that subscribed to its type and is not
-   * disabled, in one statement (inside `trx` when given); answers the channels written to.
+   * Writes `event` into the outbox of every channel that subscribed to its type and is not disabled, of
+   * every account holder of its endpoint, in one statement (inside `trx` when given); answers the channels
+   * written to.
    */
   async enqueue(event: NotificationEvent, trx: Knex = this.knex): Promise<string[]> {
     const { rows } = await trx.raw(
       `insert into notification_outbox (channel_id, type, data)
-       select id, ?, ?::jsonb from notification_channels
-       where user_id = ? and ? = any(events) and status <> 'disabled'
+       select c.id, ?, ?::jsonb from notification_channels c
+       where c.user_id in (select holder.user_id from endpoints ep
+                           cross join lateral (${ENDPOINT_ACCOUNT_HOLDERS}) as holder
+                           where ep.id = ?)
+         and ? = any(c.events) and c.status <> 'disabled'
        returning channel_id`,
-      [event.type, JSON.stringify(event.data), event.userId, event.type],
+      [event.type, JSON.stringify(event.data), event.endpointId, event.type],
     );
     return rows.map((row: { channel_id: string }) => row.channel_id);
   }

@@ -32,7 +32,10 @@ export const ROLE_TEXT: Record<Role, { label: string; can: string }> = {
     can: 'reads and changes the team’s endpoints and destinations, replays events, handles issues',
   },
   admin: { label: 'Admin', can: 'does what a member does, and invites, changes and removes members' },
-  owner: { label: 'Owner', can: 'does what an admin does, deletes the team and makes owners' },
+  owner: {
+    label: 'Owner',
+    can: 'does what an admin does, deletes the team and makes owners, and is alerted of the team’s dead letters and issues',
+  },
 };
 
 /**

@@ -63,9 +63,9 @@ export function NotificationsPage() {
           Notifications
         </h1>
         <p class="muted">
-          Channels that hear about dead letters, issues and paused destinations. Messages are gathered into a
-          digest, so a flood of failures sends a few messages, not thousands. The dead-letter email to your
-          address always goes.
+          Channels that hear about dead letters, issues and paused destinations of your endpoints and of the
+          teams you own. Messages are gathered into a digest, so a flood of failures sends a few messages, not
+          thousands. The dead-letter email to your address always goes.
         </p>
       </div>
       <ChannelForm onCreated={onCreated} />
