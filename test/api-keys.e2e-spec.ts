@@ -71,6 +71,17 @@ describe('API keys', () => {
       if (!lastUsed) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(Date.parse(lastUsed ?? '')).toBeGreaterThan(Date.parse(api_key.created_at ?? '') - 1_000);
+
+    // Written at most once a minute per key and process: more calls right after leave it as it was.
+    for (let call = 0; call < 3; call += 1)
+      expect((await api(sut.url, 'GET', '/api/auth/me', { token: key })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const keys = await api(sut.url, 'GET', '/api/api-keys', { token: owner.accessToken });
+    expect(keys.body.api_keys.find((listedKey: { id: string }) => listedKey.id === api_key.id)).toMatchObject(
+      {
+        last_used_at: lastUsed,
+      },
+    );
   });
 
   it('lets a read key GET and nothing else', async () => {
