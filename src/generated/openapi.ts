@@ -863,6 +863,28 @@ export interface components {
             refreshToken: string;
             user: components["schemas"]["UserDto"];
         };
+        BasicInboundAuthDto: {
+            /** @description Write-only: answered as "••••" and its last 4 characters. */
+            password: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "basic";
+            /** @example stripe */
+            username: string;
+        };
+        BasicInboundAuthInputDto: {
+            /** @description Write-only: answered as "••••" and its last 4 characters. */
+            password?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "basic";
+            /** @example stripe */
+            username: string;
+        };
         BulkReplayCountDto: {
             /**
              * @description Events that match the filter now.
@@ -1039,7 +1061,7 @@ export interface components {
              *       "value": "a-long-random-value"
              *     }
              */
-            inbound_auth?: components["schemas"]["InboundAuthDto"] | null;
+            inbound_auth?: (components["schemas"]["BasicInboundAuthInputDto"] | components["schemas"]["HeaderInboundAuthInputDto"]) | null;
             /** @description A label for the endpoint, 1 to 200 characters (trimmed), e.g. "Stripe production". */
             name: string;
             /**
@@ -1268,7 +1290,7 @@ export interface components {
             /** @example 0b7a1c9e-6a43-4d0e-9d3f-3c2d1f0e9a87 */
             id: string;
             /** @description The credential captures must carry, its password or value masked; null: none. */
-            inbound_auth: components["schemas"]["InboundAuthDto"] | null;
+            inbound_auth: (components["schemas"]["BasicInboundAuthDto"] | components["schemas"]["HeaderInboundAuthDto"]) | null;
             /** @description false: the capture URL answers 403 and stores nothing. */
             is_active: boolean;
             /** @description Your own key-value pairs; {} by default. */
@@ -1323,7 +1345,7 @@ export interface components {
             /** @example 0b7a1c9e-6a43-4d0e-9d3f-3c2d1f0e9a87 */
             id: string;
             /** @description The credential captures must carry, its password or value masked; null: none. */
-            inbound_auth: components["schemas"]["InboundAuthDto"] | null;
+            inbound_auth: (components["schemas"]["BasicInboundAuthDto"] | components["schemas"]["HeaderInboundAuthDto"]) | null;
             /** @description false: the capture URL answers 403 and stores nothing. */
             is_active: boolean;
             /** @description Your own key-value pairs; {} by default. */
@@ -1523,21 +1545,32 @@ export interface components {
              */
             language?: "typescript" | "javascript" | "python" | "go";
         };
-        InboundAuthDto: {
+        HeaderInboundAuthDto: {
             /**
              * @description The header's name (lower case).
              * @example x-webhook-token
              */
-            name?: string;
-            /** @description Write-only (answered masked); on PATCH it may be left out to keep the stored one. */
-            password?: string;
+            name: string;
             /**
-             * @description `basic`: HTTP Basic `username`/`password`; `header`: a header `name` whose value must be `value`.
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            type: "basic" | "header";
-            username?: string;
-            /** @description Write-only (answered masked); on PATCH it may be left out to keep the stored one. */
+            type: "header";
+            /** @description Write-only: answered as "••••" and its last 4 characters. */
+            value: string;
+        };
+        HeaderInboundAuthInputDto: {
+            /**
+             * @description The header's name (lower case).
+             * @example x-webhook-token
+             */
+            name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "header";
+            /** @description Write-only: answered as "••••" and its last 4 characters. */
             value?: string;
         };
         IssueDestinationDto: {
@@ -1874,7 +1907,7 @@ export interface components {
              *       "value": "a-long-random-value"
              *     }
              */
-            inbound_auth?: components["schemas"]["InboundAuthDto"] | null;
+            inbound_auth?: (components["schemas"]["BasicInboundAuthInputDto"] | components["schemas"]["HeaderInboundAuthInputDto"]) | null;
             /** @description false: the capture URL answers 403 and stores nothing; true: it captures again. */
             is_active?: boolean;
             /** @description Replaces the whole metadata object: a JSON object of at most 16 KiB. */
@@ -4576,6 +4609,8 @@ export const pathsApiEndpointsIdStatsGetParametersQueryWindowValues: ReadonlyArr
 export const pathsApiIssuesGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/issues"]["get"]["parameters"]["query"]["status"]> = ["open", "acknowledged", "resolved"];
 export const apiKeyDtoScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyDto"]["scope"]> = ["read", "write"];
 export const auditActorDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditActorDto"]["type"]> = ["user", "api_key"];
+export const basicInboundAuthDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BasicInboundAuthDto"]["type"]> = ["basic"];
+export const basicInboundAuthInputDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BasicInboundAuthInputDto"]["type"]> = ["basic"];
 export const bulkReplayDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BulkReplayDto"]["status"]> = ["running", "completed", "cancelled"];
 export const createApiKeyDtoScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateApiKeyDto"]["scope"]> = ["read", "write"];
 export const createBulkReplayDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateBulkReplayDto"]["status"]> = ["received", "delivered", "failed", "dead_letter"];
@@ -4603,7 +4638,8 @@ export const explanationDtoProviderValues: ReadonlyArray<FlattenedDeepRequired<c
 export const handlerDtoProviderValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandlerDto"]["provider"]> = ["gemini", "local"];
 export const handlerRequestDtoFrameworkValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandlerRequestDto"]["framework"]> = ["express", "fastify", "nextjs", "fastapi", "gin"];
 export const handlerRequestDtoLanguageValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandlerRequestDto"]["language"]> = ["typescript", "javascript", "python", "go"];
-export const inboundAuthDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InboundAuthDto"]["type"]> = ["basic", "header"];
+export const headerInboundAuthDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HeaderInboundAuthDto"]["type"]> = ["header"];
+export const headerInboundAuthInputDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HeaderInboundAuthInputDto"]["type"]> = ["header"];
 export const issueDetailDtoKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IssueDetailDto"]["kind"]> = ["http_4xx", "http_5xx", "timeout", "connection", "tls", "dns", "refused_address"];
 export const issueDetailDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IssueDetailDto"]["status"]> = ["open", "acknowledged", "resolved"];
 export const issueDtoKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IssueDto"]["kind"]> = ["http_4xx", "http_5xx", "timeout", "connection", "tls", "dns", "refused_address"];

@@ -63,15 +63,11 @@ export function draftOf(endpoint: Endpoint): RulesDraft {
   };
 }
 
-/**
- * The basic username or the header's name, and the password or header value (answered masked), of an
- * inbound auth. The document has them all optional (one schema for both types); the API answers a
- * type's two.
- */
+/** The basic username or the header's name, and the password or header value (answered masked). */
 export function credentialOf(auth: InboundAuth): { name: string; secret: string } {
   return auth.type === 'basic'
-    ? { name: auth.username ?? '', secret: auth.password ?? '' }
-    : { name: auth.name ?? '', secret: auth.value ?? '' };
+    ? { name: auth.username, secret: auth.password }
+    : { name: auth.name, secret: auth.value };
 }
 
 /** `header:x-id` → ['header', 'x-id']; `provider` → ['provider', '']; '' → ['', '']. */

@@ -26,7 +26,7 @@ export type EndpointSettings = Pick<
 export type Destination = Schemas['DestinationDto'];
 /** A destination filter (Hookdeck-style, checked by the server: a bad rule is a 400 naming its path). */
 export type FilterRule = NonNullable<Destination['filter']>;
-export type InboundAuth = Schemas['InboundAuthDto'];
+export type InboundAuth = Schemas['BasicInboundAuthDto'] | Schemas['HeaderInboundAuthDto'];
 export type Dedup = Schemas['DedupDto'];
 
 /**
@@ -35,7 +35,7 @@ export type Dedup = Schemas['DedupDto'];
  */
 export interface IngestRulesInput {
   verification?: Schemas['VerificationInputDto'] | null;
-  inbound_auth?: InboundAuth | null;
+  inbound_auth?: Schemas['BasicInboundAuthInputDto'] | Schemas['HeaderInboundAuthInputDto'] | null;
   dedup?: Dedup | null;
 }
 

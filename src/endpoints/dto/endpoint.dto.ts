@@ -1,8 +1,15 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty } from '@nestjs/swagger';
 import { type Role, ROLES } from '../../access/roles';
 import { DestinationDto } from '../../destinations/dto/destination.dto';
-import { DedupDto, InboundAuthDto, VerificationDto } from './ingest-rules.dto';
+import {
+  BasicInboundAuthDto,
+  DedupDto,
+  HeaderInboundAuthDto,
+  taggedUnion,
+  VerificationDto,
+} from './ingest-rules.dto';
 
+@ApiExtraModels(BasicInboundAuthDto, HeaderInboundAuthDto)
 export class EndpointDto {
   /** @example 0b7a1c9e-6a43-4d0e-9d3f-3c2d1f0e9a87 */
   id!: string;
@@ -30,8 +37,11 @@ export class EndpointDto {
   @ApiProperty({ type: VerificationDto, nullable: true })
   verification!: VerificationDto | null;
   /** The credential captures must carry, its password or value masked; null: none. */
-  @ApiProperty({ type: InboundAuthDto, nullable: true })
-  inbound_auth!: InboundAuthDto | null;
+  @ApiProperty({
+    ...taggedUnion({ basic: BasicInboundAuthDto, header: HeaderInboundAuthDto }),
+    nullable: true,
+  })
+  inbound_auth!: BasicInboundAuthDto | HeaderInboundAuthDto | null;
   @ApiProperty({ type: DedupDto, nullable: true })
   dedup!: DedupDto | null;
   /** ISO 8601 UTC. @example 2026-11-23T10:00:00.000Z */

@@ -1,6 +1,10 @@
+import type { Type } from '@nestjs/common';
 import {
+  ApiExtraModels,
   ApiProperty,
   ApiPropertyOptional,
+  type ApiPropertyOptions,
+  getSchemaPath,
   IntersectionType,
   OmitType,
   PartialType,
@@ -54,17 +58,51 @@ export class VerificationInputDto extends IntersectionType(
   PartialType(PickType(VerificationDto, ['secret', 'mode'] as const)),
 ) {}
 
-export class InboundAuthDto {
-  /** `basic`: HTTP Basic `username`/`password`; `header`: a header `name` whose value must be `value`. */
-  @ApiProperty({ enum: ['basic', 'header'] })
-  type!: 'basic' | 'header';
-  username?: string;
-  /** Write-only (answered masked); on PATCH it may be left out to keep the stored one. */
-  password?: string;
+/** Every capture carries HTTP Basic credentials. */
+export class BasicInboundAuthDto {
+  @ApiProperty({ enum: ['basic'] })
+  type!: 'basic';
+  /** @example stripe */
+  username!: string;
+  /** Write-only: answered as "••••" and its last 4 characters. */
+  password!: string;
+}
+
+/** Every capture carries a header `name` whose value is `value`. */
+export class HeaderInboundAuthDto {
+  @ApiProperty({ enum: ['header'] })
+  type!: 'header';
   /** The header's name (lower case). @example x-webhook-token */
-  name?: string;
-  /** Write-only (answered masked); on PATCH it may be left out to keep the stored one. */
-  value?: string;
+  name!: string;
+  /** Write-only: answered as "••••" and its last 4 characters. */
+  value!: string;
+}
+
+/** HTTP Basic as POST and PATCH take it: `password` may be left out on PATCH to keep the stored one. */
+export class BasicInboundAuthInputDto extends IntersectionType(
+  OmitType(BasicInboundAuthDto, ['password'] as const),
+  PartialType(PickType(BasicInboundAuthDto, ['password'] as const)),
+) {}
+
+/** A header as POST and PATCH take it: `value` may be left out on PATCH to keep the stored one. */
+export class HeaderInboundAuthInputDto extends IntersectionType(
+  OmitType(HeaderInboundAuthDto, ['value'] as const),
+  PartialType(PickType(HeaderInboundAuthDto, ['value'] as const)),
+) {}
+
+/** The OpenAPI schema of one of `byType`'s models, told apart by their `type` (a nullable tagged union). */
+export function taggedUnion(
+  byType: Record<string, Type>,
+): Pick<ApiPropertyOptions, 'oneOf' | 'discriminator'> {
+  return {
+    oneOf: Object.values(byType).map((model) => ({ $ref: getSchemaPath(model) })),
+    discriminator: {
+      propertyName: 'type',
+      mapping: Object.fromEntries(
+        Object.entries(byType).map(([type, model]) => [type, getSchemaPath(model)]),
+      ),
+    },
+  };
 }
 
 export class DedupDto {
@@ -82,6 +120,7 @@ export class DedupDto {
 const sent = (_dto: object, value: unknown) => value !== undefined;
 
 /** The ingest rules of an endpoint, on POST and PATCH: absent leaves a rule as it is, null removes it. */
+@ApiExtraModels(BasicInboundAuthInputDto, HeaderInboundAuthInputDto)
 export class IngestRuleFieldsDto {
   /** Check the provider's signature on the raw body; null: not checked. */
   @ApiPropertyOptional({
@@ -95,7 +134,7 @@ export class IngestRuleFieldsDto {
 
   /** A credential every capture must carry (else 401, nothing stored); null: none. */
   @ApiPropertyOptional({
-    type: InboundAuthDto,
+    ...taggedUnion({ basic: BasicInboundAuthInputDto, header: HeaderInboundAuthInputDto }),
     nullable: true,
     example: { type: 'header', name: 'x-webhook-token', value: 'a-long-random-value' },
   })
