@@ -763,6 +763,28 @@ describe('dashboard in headless Chromium', () => {
       await routing.getByLabel('Filter (JSON)').fill('{"body": {"type": "invoice.paid"}}');
       await routing.getByRole('button', { name: 'Test filter' }).click();
       await routing.locator('[data-testid="filter-test-result"][data-matches="true"]').waitFor();
+
+      // A replay goes where a capture would: nowhere, and the page says why and what to do.
+      const deliveriesOfBadEvent = async () =>
+        (
+          await api(sut!.url, 'GET', `/api/endpoints/${signed.endpointId}/events/${badId}`, {
+            token: await accessToken(),
+          })
+        ).body.event.deliveries.length as number;
+      const deliveriesBefore = await deliveriesOfBadEvent();
+      const errorsBefore = watch.consoleErrors.length;
+      await byTestId('replay').click();
+      const refused = page.locator('[data-testid="replay-result"]', {
+        hasText: 'no active destination would receive this event',
+      });
+      await refused.waitFor();
+      expect(await refused.textContent()).toContain(sink!.url);
+      expect(await refused.textContent()).toContain('change a filter of a destination on the endpoint page');
+      expect(await refused.getAttribute('role')).toBe('alert');
+      expect(watch.consoleErrors.splice(errorsBefore)).toEqual([
+        'Failed to load resource: the server responded with a status of 409 (Conflict)',
+      ]);
+      expect(await deliveriesOfBadEvent()).toBe(deliveriesBefore);
       await expectNoReload(loadsBefore);
     },
   );
