@@ -61,6 +61,16 @@ describe('notification channels', () => {
         .count,
     );
   /**
+   * Waits for the channel's outbox to be empty: sent rows leave it when the transaction that sent them
+   * commits, just after the receiver answered.
+   */
+  const outboxEmptied = (channelId: string) =>
+    eventually(
+      () => outboxCount(channelId),
+      (count) => count === 0,
+      'outbox emptied',
+    );
+  /**
    * Ends the channel's digest window now, as if its last message left an hour ago (once that message is
    * recorded: it is, in the transaction that sent it, just after the receiver got it).
    */
@@ -290,11 +300,7 @@ describe('notification channels', () => {
     expect(mails.some((mail) => mail.to.includes(user.email) && mail.text.includes(eventId))).toBe(true);
     // The outbox rows of every subscribed channel are written by one statement, and a row is deleted only
     // once its message went out: with none left and none received, the other channel was never told.
-    await eventually(
-      () => outboxCount(told.id),
-      (count) => count === 0,
-      'sent notification recorded',
-    );
+    await outboxEmptied(told.id);
     expect(await outboxCount(notTold.id)).toBe(0);
     expect(other.received).toHaveLength(0);
   });
@@ -335,12 +341,7 @@ describe('notification channels', () => {
     }
     const [mail] = (await smtp.waitForMails(mailsBefore + 1)).filter((sent) => sent.text.includes(eventId));
     expect([...mail.to].sort()).toEqual([first.email, second.email].sort());
-    for (const channel of [firstChannel, secondChannel])
-      await eventually(
-        () => outboxCount(channel.id),
-        (count) => count === 0,
-        'sent notification recorded',
-      );
+    for (const channel of [firstChannel, secondChannel]) await outboxEmptied(channel.id);
     // The outbox rows of every channel told are written by one statement: the admin's got none.
     expect(await outboxCount(adminChannel.id)).toBe(0);
     expect(receivers[2].received).toHaveLength(0);
@@ -401,7 +402,7 @@ describe('notification channels', () => {
       });
       expect(json(request).data.events.length).toBeLessThanOrEqual(20);
     }
-    expect(await outboxCount(channel.id)).toBe(0);
+    await outboxEmptied(channel.id);
   }, 180_000);
 
   it('sends 1,000 notifications within one window as one message and then one digest', async () => {
@@ -444,7 +445,7 @@ describe('notification channels', () => {
       data: { issue: expect.objectContaining({ kind: 'http_5xx' }) },
       created_at: expect.any(String),
     });
-    expect(await outboxCount(channel.id)).toBe(0);
+    await outboxEmptied(channel.id);
 
     function itemsIn(requests: ReceivedRequest[]): number {
       return requests
@@ -479,11 +480,7 @@ describe('notification channels', () => {
       await endWindow(channel.id);
       await notifier.notify(paused);
       await receiver.waitForRequests(dropped * ATTEMPTS);
-      await eventually(
-        () => outboxCount(channel.id),
-        (count) => count === 0,
-        'outbox',
-      );
+      await outboxEmptied(channel.id);
     }
     expect(await eventually(ownState, (value) => value.status === 'disabled', 'disabled')).toMatchObject({
       failing_since: failing.failing_since,
