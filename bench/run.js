@@ -1193,12 +1193,15 @@ async function main() {
     RETENTION_DAYS: 'free:3650,starter:3650,pro:3650,team:3650',
     RETENTION_INTERVAL_MS: '1000',
     ...(env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: env.BENCH_NODE_OPTIONS } : {}),
+    ...(env.BENCH_SERVICE_ENTRY ? { HOOKTRAIL_ENTRY: resolve(ROOT, env.BENCH_SERVICE_ENTRY) } : {}),
   };
-  const entry = env.BENCH_SERVICE_ENTRY
-    ? resolve(ROOT, env.BENCH_SERVICE_ENTRY)
-    : join(ROOT, 'dist', 'src', 'main.js');
-  log(`starting the service (${entry}) on ${baseUrl}, database ${names.serviceDb}`);
-  const serviceProcess = startNode('service', [...nodeArgs, entry], serviceEnv, { cwd: tmp });
+  // As `npm start` and the Docker image run it: through the launcher, with its process settings.
+  const launcher = join(ROOT, 'bin', 'hooktrail-server');
+  log(`starting the service (${launcher}) on ${baseUrl}, database ${names.serviceDb}`);
+  const serviceProcess = startNode('service', [launcher, ...nodeArgs], serviceEnv, {
+    cwd: tmp,
+    command: 'sh',
+  });
   cleanups.push(() => stopProcess(serviceProcess));
   await waitForHttp(serviceProcess, `${baseUrl}/health/ready`, 90_000);
 

@@ -9,9 +9,12 @@ const { setTimeout: sleep } = require('node:timers/promises');
 
 const ROOT = join(__dirname, '..', '..');
 
-/** Starts a node script with the environment given (and PATH), output kept in memory (the tail of it). */
+/**
+ * Starts a node script with the environment given (and PATH), output kept in memory (the tail of it);
+ * `options.command` runs another program (a launcher that execs node) instead of this node.
+ */
 function startNode(label, args, env, options = {}) {
-  const child = spawn(process.execPath, args, {
+  const child = spawn(options.command ?? process.execPath, args, {
     cwd: options.cwd ?? ROOT,
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

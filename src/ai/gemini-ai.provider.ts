@@ -1,6 +1,5 @@
 import { GoogleGenerativeAI, type GenerativeModel } from '@google/generative-ai';
 import { Logger } from '@nestjs/common';
-import * as ts from 'typescript';
 import type { AiAnswer, AiDelivery, AiEvent, AiProvider, HandlerTarget } from './ai.types';
 import { describeRetries, spokenDuration, type DeliveryPolicy } from './delivery-policy';
 import type { LocalAiEngine } from './local/local-ai.engine';
@@ -47,8 +46,12 @@ export function cleanOutput(text: string): string {
   return cleaned.trim();
 }
 
-/** True when the text parses as TypeScript and declares at least one interface or type. */
-export function isTypeScriptDeclaration(text: string): boolean {
+/**
+ * True when the text parses as TypeScript and declares at least one interface or type. The compiler is
+ * loaded on first use: it adds about 50 MB to a process, which one that never checks a schema should not pay.
+ */
+export async function isTypeScriptDeclaration(text: string): Promise<boolean> {
+  const ts = await import('typescript');
   const { diagnostics } = ts.transpileModule(text, {
     reportDiagnostics: true,
     compilerOptions: { target: ts.ScriptTarget.ES2022 },
@@ -121,12 +124,12 @@ export class GeminiAiProvider implements AiProvider {
   private async ask(
     prompt: string,
     fallback: () => Promise<AiAnswer>,
-    accept: (text: string) => boolean = (text) => text.length > 0,
+    accept: (text: string) => boolean | Promise<boolean> = (text) => text.length > 0,
   ): Promise<AiAnswer> {
     try {
       const result = await this.model.generateContent(prompt, { timeout: this.timeoutMs });
       const text = cleanOutput(result.response.text());
-      if (accept(text)) return { text, provider: 'gemini' };
+      if (await accept(text)) return { text, provider: 'gemini' };
       this.logger.warn('Gemini answered something unusable; the local engine answers instead');
     } catch (error) {
       this.logger.warn(`Gemini failed (${(error as Error).message}); the local engine answers instead`);

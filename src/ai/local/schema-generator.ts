@@ -1,4 +1,3 @@
-import { InputData, jsonInputForTargetLanguage, quicktype } from 'quicktype-core';
 import type { Payload } from './payload';
 
 /** Global names a generated interface must not shadow. */
@@ -35,6 +34,7 @@ export function rootTypeName(provider: string, eventType?: string): string {
  * TypeScript interfaces inferred from the payload by quicktype: nested objects as named interfaces,
  * array element types merged from every element (fields missing from some become optional), `null`
  * unions. Strings stay strings (no date, enum or number-string guessing), so the sample type-checks.
+ * quicktype is loaded on first use, like the TypeScript compiler (isTypeScriptDeclaration): about 20 MB.
  */
 export async function generateSchema(payload: Payload, rootName: string): Promise<string> {
   if (payload.kind === 'form') {
@@ -47,6 +47,7 @@ export async function generateSchema(payload: Payload, rootName: string): Promis
   if (payload.kind !== 'json') {
     return `/** The body is not JSON or a form (${payload.kind}): handle it as raw text or bytes. */\nexport type ${rootName} = string;\n`;
   }
+  const { InputData, jsonInputForTargetLanguage, quicktype } = await import('quicktype-core');
   const input = jsonInputForTargetLanguage('typescript');
   await input.addSource({ name: rootName, samples: [JSON.stringify(payload.value)] });
   const inputData = new InputData();
