@@ -1,5 +1,11 @@
 import Redis from 'ioredis';
-import { changesChannel, streamKey } from '../src/realtime/event-change.publisher';
+import type { ConfigService } from '@nestjs/config';
+import {
+  changesChannel,
+  type EventChange,
+  EventChangePublisher,
+  streamKey,
+} from '../src/realtime/event-change.publisher';
 import { api } from './support/api-client';
 import { HttpsDestination } from './support/https-destination';
 import { spawnService, stopService, type ServiceProcess } from './support/service-process';
@@ -184,5 +190,40 @@ describe('event stream (SSE)', () => {
     expect(notMine.status).toBe(404);
     const anonymous = await api(sut.url, 'GET', `/api/endpoints/${fixture.endpointId}/events/stream`);
     expect(anonymous.status).toBe(401);
+  });
+
+  it('appends a flush of changes to their streams and announces each endpoint once, with its first and last id', async () => {
+    const prefix = `${sut.env.REDIS_PREFIX}:publisher`;
+    const redis = new Redis(sut.env.REDIS_URL);
+    const subscriber = new Redis(sut.env.REDIS_URL);
+    try {
+      await subscriber.subscribe(changesChannel(prefix));
+      const announced = new Promise<string>((resolve) =>
+        subscriber.once('message', (_, message) => resolve(message)),
+      );
+      const publisher = new EventChangePublisher(redis, {
+        get: () => prefix,
+      } as unknown as ConfigService<never, true>);
+      await redis.ping();
+      const change = (endpointId: string, id: string): EventChange => ({
+        type: 'event.created',
+        endpointId,
+        event: { id, endpoint_id: endpointId, status: 'received' },
+      });
+      publisher.publish([change('endpoint-a', 'a1'), change('endpoint-b', 'b1'), change('endpoint-a', 'a2')]);
+
+      const ranges = JSON.parse(await announced);
+      const streamA = await redis.xrange(streamKey(prefix, 'endpoint-a'), '-', '+');
+      const streamB = await redis.xrange(streamKey(prefix, 'endpoint-b'), '-', '+');
+      expect(streamA.map(([, fields]) => JSON.parse(fields[1]).event.id)).toEqual(['a1', 'a2']);
+      expect(streamB.map(([, fields]) => JSON.parse(fields[1]).event.id)).toEqual(['b1']);
+      expect(ranges).toEqual([
+        ['endpoint-a', streamA[0][0], streamA[1][0]],
+        ['endpoint-b', streamB[0][0], streamB[0][0]],
+      ]);
+    } finally {
+      redis.disconnect();
+      subscriber.disconnect();
+    }
   });
 });
