@@ -27,15 +27,17 @@ export interface ServiceProcess {
 
 /**
  * Starts the service's production build (`dist/src/main.js`, made fresh by `npm run test:e2e` through
- * scripts/build-if-needed.js) in a child process with the given environment. The build starts in a third of
- * the CPU time that compiling the sources on the fly takes, which matters to tests that start many processes.
+ * scripts/build-if-needed.js) in a child process with the given environment, through `bin/hooktrail-server`
+ * as `npm start` and the Docker image start it (it execs node: the child's pid is the service's). The build
+ * starts in a third of the CPU time that compiling the sources on the fly takes, which matters to tests that
+ * start many processes.
  */
 export async function spawnService(
   env: Record<string, string>,
   options: { waitForHealth?: boolean } = {},
 ): Promise<ServiceProcess> {
   const port = Number(env.PORT ?? (await freePort()));
-  const child = spawn(process.execPath, ['dist/src/main.js'], {
+  const child = spawn('sh', ['bin/hooktrail-server'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
