@@ -1,5 +1,13 @@
+import { createServer, get, type IncomingMessage } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { once } from 'node:events';
 import { Webhook } from 'standardwebhooks';
-import { destinationUrlWithQuery, forwardedHeaders } from './delivery-sender';
+import {
+  createHttpAgents,
+  destinationUrlWithQuery,
+  forwardedHeaders,
+  IDLE_SOCKET_TIMEOUT_MS,
+} from './delivery-sender';
 import { signPayload } from './signature-signer';
 
 describe('forwarded request', () => {
@@ -60,5 +68,39 @@ describe(signPayload.name, () => {
         'webhook-signature': signature,
       }),
     ).toThrow();
+  });
+});
+
+describe('keep-alive agents', () => {
+  /** The idle time-out the agent gave the one socket it keeps after a request to a server. */
+  async function idleTimeoutAfterRequest(serverKeepAliveMs: number): Promise<number | undefined> {
+    const server = createServer((_request, response) => response.end('ok'));
+    server.keepAliveTimeout = serverKeepAliveMs; // announced as `Keep-Alive: timeout=<seconds>`
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { http: agent } = createHttpAgents(true);
+    try {
+      const { port } = server.address() as AddressInfo;
+      const response = await new Promise<IncomingMessage>((resolve, reject) =>
+        get({ host: '127.0.0.1', port, agent }, resolve).on('error', reject),
+      );
+      response.resume();
+      await once(response, 'end');
+      await new Promise((resolve) => setImmediate(resolve)); // the socket goes back to the agent
+      const free = Object.values(agent.freeSockets).flat() as Socket[];
+      expect(free).toHaveLength(1);
+      return free[0].timeout;
+    } finally {
+      agent.destroy();
+      server.close();
+    }
+  }
+
+  it("closes an idle socket a second before the destination's announced keep-alive time-out", async () => {
+    expect(await idleTimeoutAfterRequest(5000)).toBe(4000);
+  });
+
+  it('keeps an idle socket at most IDLE_SOCKET_TIMEOUT_MS when the destination announces longer', async () => {
+    expect(await idleTimeoutAfterRequest(IDLE_SOCKET_TIMEOUT_MS + 60_000)).toBe(IDLE_SOCKET_TIMEOUT_MS);
   });
 });

@@ -60,11 +60,24 @@ export interface HttpAgents {
 
 export const HTTP_AGENTS = Symbol('HTTP_AGENTS');
 
+/**
+ * The longest an idle kept-alive socket is kept. Setting it is also what makes Node's agent honour a
+ * destination's `Keep-Alive: timeout=N` (closing the socket a second before the server would): with no
+ * agent time-out, Node ignores that hint, and an attempt written on a socket the destination is closing
+ * fails with a reset the destination never saw: a failed attempt, and a retry, for nothing.
+ */
+export const IDLE_SOCKET_TIMEOUT_MS = 30_000;
+
 /** Keep-alive agents; unless private networks are allowed, they refuse to dial them. */
 export function createHttpAgents(allowPrivateNetworks: boolean): HttpAgents {
   // As many idle sockets kept as may be busy: a burst of the worker's concurrent attempts would otherwise
   // close the surplus after each wave and pay a new TLS handshake for each in the next.
-  const agentOptions = { keepAlive: true, maxSockets: 256, maxFreeSockets: 256 };
+  const agentOptions = {
+    keepAlive: true,
+    maxSockets: 256,
+    maxFreeSockets: 256,
+    timeout: IDLE_SOCKET_TIMEOUT_MS,
+  };
   const filter = { allowPrivateIPAddress: false, allowMetaIPAddress: false };
   return allowPrivateNetworks
     ? { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) }
