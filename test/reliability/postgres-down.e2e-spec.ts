@@ -10,6 +10,7 @@ import {
   answerBoundMs,
   brokenAnswers,
   latencyQuantile,
+  type ProviderLoad,
   startLoad,
   statusCounts,
 } from './support/provider-load';
@@ -34,6 +35,7 @@ describe('reliability: PostgreSQL down under load', () => {
   it(`answers 503 in time while PostgreSQL is down for ${OUTAGE_MS / 1000} s, never a 2xx for an unstored event, and recovers by itself`, async () => {
     const destination = await HttpsDestination.start();
     let sut: ServiceUnderTest | undefined;
+    let load: ProviderLoad | undefined;
     try {
       sut = await startServiceProcess({
         DATABASE_URL: postgres.databaseUrl('hooktrail'),
@@ -43,7 +45,7 @@ describe('reliability: PostgreSQL down under load', () => {
       const fixture = await createEndpoint(sut.url);
       await addDestination(sut.url, fixture, destination.url);
 
-      const load = startLoad(fixture.captureUrl, {
+      load = startLoad(fixture.captureUrl, {
         ratePerS: RATE_PER_S,
         total: (RATE_PER_S * LOAD_MAX_MS) / 1000,
       });
@@ -102,6 +104,9 @@ describe('reliability: PostgreSQL down under load', () => {
         unaccounted: [],
       });
     } finally {
+      // A step that failed mid-load leaves the sender going: stop it before the service goes away.
+      load?.stop();
+      await load?.results.catch(() => undefined);
       await sut?.close();
       await destination.close();
     }

@@ -11,6 +11,7 @@ import {
   answerBoundMs,
   brokenAnswers,
   latencyQuantile,
+  type ProviderLoad,
   startLoad,
   statusCounts,
 } from './support/provider-load';
@@ -27,6 +28,7 @@ describe('reliability: Redis down under load', () => {
     const redis = await ThrowawayRedis.start();
     const destination = await HttpsDestination.start();
     let sut: ServiceUnderTest | undefined;
+    let load: ProviderLoad | undefined;
     try {
       sut = await startServiceProcess({
         REDIS_URL: redis.url,
@@ -42,7 +44,7 @@ describe('reliability: Redis down under load', () => {
       const total = (RATE_PER_S * (BEFORE_MS + OUTAGE_MS + AFTER_MS)) / 1000;
       // Once Redis is back, the outage's backlog waits for the sweeper, then drains at the machine's pace.
       const drainBudgetMs = SWEEPER_LAG_MS + (3 * 1000 * total) / machine.deliveriesPerS;
-      const load = startLoad(fixture.captureUrl, { ratePerS: RATE_PER_S, total });
+      load = startLoad(fixture.captureUrl, { ratePerS: RATE_PER_S, total });
       await sleep(BEFORE_MS);
       await redis.stop();
       const down = Date.now();
@@ -87,6 +89,9 @@ describe('reliability: Redis down under load', () => {
         total,
       );
     } finally {
+      // A step that failed mid-load leaves the sender going: stop it before the service goes away.
+      load?.stop();
+      await load?.results.catch(() => undefined);
       await sut?.close();
       await destination.close();
       await redis.stop();
