@@ -1,6 +1,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import { Migration20261125020000_endpoint_stats as StatsMigration } from '../src/database/migrations/Migration20261125020000_endpoint_stats';
+import { Migration20261128000000_attempt_stats_from_the_worker as WorkerStatsMigration } from '../src/database/migrations/Migration20261128000000_attempt_stats_from_the_worker';
 import { latencyCellOf, latencyOfCell } from '../src/stats/latency-histogram';
 import { api, registerUser } from './support/api-client';
 import { HttpsDestination, type Responder } from './support/https-destination';
@@ -205,6 +206,20 @@ describe('endpoint statistics', () => {
     expect(p95).toBeGreaterThanOrEqual(Math.floor(30 / 1.1));
   });
 
+  it("counts an attempt's duration in the latency cell that the database's own function gives it", async () => {
+    // Every duration to 5 s, then both sides of each cell boundary to the last cell (about 221 s).
+    const durations = Array.from({ length: 5001 }, (_, d) => d);
+    for (let cell = 1; cell <= 80; cell += 1) {
+      const boundary = Math.round(2 ** (cell / 4) - 1);
+      durations.push(boundary - 1, boundary, boundary + 1);
+    }
+    const { rows } = await db.query<{ d: number; cell: number }>(
+      'select d, stats_latency_cell(d) as cell from unnest($1::integer[]) as d',
+      [durations],
+    );
+    expect(rows.filter((row) => latencyCellOf(row.d) !== row.cell)).toEqual([]);
+  });
+
   it('lists a destination without attempts with nulls, and the window defaults to 24h', async () => {
     const idle = await HttpsDestination.start();
     servers.push(idle);
@@ -286,8 +301,11 @@ describe('endpoint statistics', () => {
 
   it('counts the events and attempts stored before the migration ran, and takes deleted events back out', async () => {
     const em = sut.app.get(EntityManager);
-    const queries = async (step: 'up' | 'down') => {
-      const migration = new StatsMigration(em.getDriver(), em.config);
+    const queries = async (
+      Step: typeof StatsMigration | typeof WorkerStatsMigration,
+      step: 'up' | 'down',
+    ) => {
+      const migration = new Step(em.getDriver(), em.config);
       await migration[step]();
       return migration.getQueries().map((query) => (typeof query === 'string' ? query : query.toQuery()));
     };
@@ -302,8 +320,11 @@ describe('endpoint statistics', () => {
     expect(before.buckets.length).toBeGreaterThan(0);
     // Everything stored so far is now "from before the migration": the counters go, and come back from the
     // migration's backfill alone.
-    for (const sql of await queries('down')) await db.query(sql);
-    for (const sql of await queries('up')) await db.query(sql);
+    // The later migration that moved the attempts' adding to the worker is taken back first and made again after.
+    for (const sql of await queries(WorkerStatsMigration, 'down')) await db.query(sql);
+    for (const sql of await queries(StatsMigration, 'down')) await db.query(sql);
+    for (const sql of await queries(StatsMigration, 'up')) await db.query(sql);
+    for (const sql of await queries(WorkerStatsMigration, 'up')) await db.query(sql);
     const { rows } = await db.query<{ shards: number[] }>(
       'select array_agg(distinct shard) as shards from endpoint_event_stats',
     );

@@ -4,6 +4,7 @@ import { GroupCommit } from '../common/group-commit';
 import { retryingDeadlocks } from '../database/deadlocks';
 import type { FlowControl } from '../destinations/destination.entity';
 import type { SecretBox } from '../secrets/secret-box';
+import { addAttemptStats, type CountedAttempt } from '../stats/attempt-stats';
 import { SECRET_BOX } from '../secrets/secrets.module';
 import type { EventStatus } from '../events/event.entity';
 import { type LockedEvent, lockEvents, refreshEventStatuses } from '../events/event-status';
@@ -132,12 +133,23 @@ function trackedAttempts(
   });
 }
 
+/** The attempts recorded, as the destinations' statistics count them. */
+function countedAttempts(records: AttemptRecord[], moved: Map<string, MovedDelivery>): CountedAttempt[] {
+  return records.flatMap(({ delivery, attempt }): CountedAttempt[] => {
+    const destinationId = moved.get(delivery.id)?.destination_id;
+    if (!destinationId) return [];
+    return [
+      { destinationId, at: attempt.at, durationMs: attempt.durationMs, responseCode: attempt.responseCode },
+    ];
+  });
+}
+
 /**
  * The queries of attempts: the worker's hundreds of concurrent attempts load their deliveries and record
  * their outcomes through group commits: what arrives while a batch is in flight goes to the database
  * together in the next one (at low load, each goes at once, alone). Recording moves the delivery, its
- * event's status (events' own statements, event-status.ts), the dead-letter alert outbox and the
- * destinations' issues and failure counts (IssueTracker) on in one transaction.
+ * event's status (events' own statements, event-status.ts), the dead-letter alert outbox, the
+ * destinations' issues and failure counts (IssueTracker) and their statistics on in one transaction.
  */
 @Injectable()
 export class AttemptsRepository {
@@ -248,7 +260,7 @@ export class AttemptsRepository {
 
   /**
    * Moves the deliveries and their events on, writes the dead-letter alerts, and keeps the destinations'
-   * issues and consecutive failures (IssueTracker).
+   * issues and consecutive failures (IssueTracker) and their attempts' statistics.
    */
   private async recordInTransaction(
     trx: Knex,
@@ -271,6 +283,8 @@ export class AttemptsRepository {
       );
     }
     const changes = await this.issues.track(trx, trackedAttempts(unique, moved, before));
+    // Last, so that the destinations' statistics rows are held for the shortest time.
+    await addAttemptStats(trx, countedAttempts(unique, moved));
     const alerted = new Set<string>();
     const results = new Map(
       [...moved].map(([id, row]): [string, RecordedAttempt] => {

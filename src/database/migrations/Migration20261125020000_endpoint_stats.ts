@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { ATTEMPT_STATS_UPDATE_TRIGGER_SQL, attemptStatsApplySql } from '../attempt-stats-functions';
 import { eventStatsAddSql, eventStatsApplySql } from '../event-stats-functions';
 
 /**
@@ -74,47 +75,8 @@ export class Migration20261125020000_endpoint_stats extends Migration {
     );
 
     // Attempts: the entries a statement appended to deliveries' `attempts` (+1), or those of deleted ones (-1).
-    const attemptDeltas = (rows: string) => `
-      with attempts as (${rows}),
-      cells as (
-        select a.destination_id, spans.span, date_trunc(spans.span, a.at, 'UTC') as bucket_start,
-               stats_latency_cell(a.duration_ms) as cell, sum(a.delta)::integer as attempts,
-               sum(a.delta) filter (where a.response_code between 200 and 299)::integer as successes
-        from attempts a cross join (values ('minute'), ('hour'), ('day')) as spans(span)
-        group by 1, 2, 3, 4)
-      insert into destination_attempt_stats as s
-        (destination_id, span, bucket_start, shard, attempts, successes, latency)
-      select destination_id, span, bucket_start, pg_backend_pid() % 8, sum(attempts),
-             coalesce(sum(successes), 0), stats_histogram_of(array_agg(cell), array_agg(attempts))
-      from cells group by 1, 2, 3
-      order by 1, 2, 3
-      on conflict (destination_id, span, bucket_start, shard) do update set
-        attempts = s.attempts + excluded.attempts, successes = s.successes + excluded.successes,
-        latency = stats_histogram_add(s.latency, excluded.latency)`;
-    const entry = (delta: string) => `
-      ${delta} as delta, (e.entry ->> 'at')::timestamptz as at, (e.entry ->> 'duration_ms')::integer as duration_ms,
-      (e.entry ->> 'response_code')::integer as response_code`;
-    this.addSql(`create function "destination_attempt_stats_apply"() returns trigger language plpgsql as $$
-      begin
-        if tg_op = 'UPDATE' then
-          ${attemptDeltas(`
-            select n.destination_id, ${entry('1')}
-            from new_rows n join old_rows o on o.id = n.id
-            cross join lateral jsonb_array_elements(n.attempts) with ordinality as e(entry, position)
-            where n.destination_id is not null
-              and jsonb_array_length(n.attempts) > jsonb_array_length(o.attempts)
-              and e.position > jsonb_array_length(o.attempts)`)};
-        else
-          ${attemptDeltas(`
-            select o.destination_id, ${entry('-1')}
-            from old_rows o cross join lateral jsonb_array_elements(o.attempts) as e(entry)
-            where exists (select 1 from destinations where destinations.id = o.destination_id)`)};
-        end if;
-        return null;
-      end $$;`);
-    this.addSql(
-      `create trigger "deliveries_stats_update" after update on "deliveries" referencing old table as old_rows new table as new_rows for each statement execute function destination_attempt_stats_apply();`,
-    );
+    this.addSql(attemptStatsApplySql(true));
+    this.addSql(ATTEMPT_STATS_UPDATE_TRIGGER_SQL);
     this.addSql(
       `create trigger "deliveries_stats_delete" after delete on "deliveries" referencing old table as old_rows for each statement execute function destination_attempt_stats_apply();`,
     );
