@@ -1,7 +1,9 @@
-// Load generation with autocannon (in this process), and the request bodies of the benchmark.
+// Load generation (autocannon, and a paced open-loop sender; in this process), and the request bodies of the benchmark.
 const autocannon = require('autocannon');
 const { createHmac } = require('node:crypto');
+const http = require('node:http');
 const { performance } = require('node:perf_hooks');
+const { setTimeout: sleep } = require('node:timers/promises');
 
 const now = () => performance.timeOrigin + performance.now();
 
@@ -85,36 +87,68 @@ async function constantLoad(url, { connections, duration, amount, overallRate, b
   return summarize(result);
 }
 
+/** The q-th quantile (0..1) of sorted numbers. */
+const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+
 /**
- * A load whose every body carries a unique "bench_seq" marker; the time each 2xx response arrives is
- * recorded by marker, so that the sink's arrival time of the same marker gives capture-to-attempt latency.
+ * Marked captures at `ratePerS` for `duration` s, open loop as a provider sends them: capture n is due at
+ * start + n / ratePerS whatever the answers before it (autocannon's `overallRate` instead sends each
+ * second's quota back to back at the start of the second: 200/s came as bursts of 200 in about 150 ms).
+ * Every body carries a unique "bench_seq" marker; the time each 2xx arrives is recorded by marker, so that
+ * the sink's arrival time of the same marker gives capture-to-attempt latency. A capture's own latency is
+ * counted from when it was due, and every capture is awaited (none is in flight at the end).
  */
-async function markedLoad(url, { connections, duration, overallRate, firstMarker }) {
-  let next = firstMarker;
+async function markedLoad(url, { connections, duration, ratePerS, firstMarker }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const answeredAt = new Map();
-  let unmatched = 0;
-  const result = await run({
-    url,
-    connections,
-    duration,
-    overallRate,
-    requests: [
-      {
-        method: 'POST',
-        headers: HEADERS,
-        setupRequest(request, context) {
-          context.marker = next++;
-          return { ...request, body: webhookBody(1024, context.marker) };
+  const latencies = [];
+  let errors = 0;
+  const send = (marker, due) =>
+    new Promise((resolve) => {
+      const body = webhookBody(1024, marker);
+      const fail = () => {
+        errors += 1;
+        resolve();
+      };
+      const request = http.request(
+        url,
+        { method: 'POST', agent, headers: HEADERS, timeout: 10_000 },
+        (response) => {
+          response.resume();
+          response.once('end', () => {
+            const at = now();
+            if (response.statusCode < 200 || response.statusCode >= 300) return fail();
+            answeredAt.set(marker, at);
+            latencies.push(at - due);
+            resolve();
+          });
+          response.once('error', fail);
         },
-        onResponse(status, _body, context) {
-          if (status >= 200 && status < 300 && context.marker !== undefined)
-            answeredAt.set(context.marker, now());
-          else if (status >= 200 && status < 300) unmatched += 1;
-        },
-      },
-    ],
-  });
-  return { ...summarize(result), answeredAt, unmatched, nextMarker: next };
+      );
+      request.once('timeout', () => request.destroy(new Error('timed out')));
+      request.once('error', fail);
+      request.end(body);
+    });
+  const total = Math.round(ratePerS * duration);
+  const start = now();
+  const sends = [];
+  for (let n = 0; n < total; n += 1) {
+    const due = start + (n * 1000) / ratePerS;
+    if (due > now()) await sleep(due - now());
+    sends.push(send(firstMarker + n, due));
+  }
+  await Promise.all(sends);
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: total,
+    ok: answeredAt.size,
+    perSecond: answeredAt.size / ((now() - start) / 1000),
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    errors,
+    answeredAt,
+  };
 }
 
 /** Stripe's signature header of a body (its documented scheme: HMAC-SHA256 of "<t>.<body>"). */
