@@ -100,28 +100,33 @@ const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q 
  */
 async function markedLoad(url, { connections, duration, ratePerS, firstMarker }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
-  const answeredAt = new Map();
+  const answered = new Map();
   const latencies = [];
   let errors = 0;
+  // Each capture is counted once: an error after its answer (or a second error) changes nothing.
   const send = (marker, due) =>
     new Promise((resolve) => {
       const body = webhookBody(1024, marker);
-      const fail = () => {
-        errors += 1;
+      let settled = false;
+      const settle = (answeredAt) => {
+        if (settled) return;
+        settled = true;
+        if (answeredAt === undefined) errors += 1;
+        else {
+          answered.set(marker, answeredAt);
+          latencies.push(answeredAt - due);
+        }
         resolve();
       };
+      const fail = () => settle(undefined);
       const request = http.request(
         url,
         { method: 'POST', agent, headers: HEADERS, timeout: 10_000 },
         (response) => {
           response.resume();
-          response.once('end', () => {
-            const at = now();
-            if (response.statusCode < 200 || response.statusCode >= 300) return fail();
-            answeredAt.set(marker, at);
-            latencies.push(at - due);
-            resolve();
-          });
+          response.once('end', () =>
+            response.statusCode >= 200 && response.statusCode < 300 ? settle(now()) : fail(),
+          );
           response.once('error', fail);
         },
       );
@@ -142,12 +147,12 @@ async function markedLoad(url, { connections, duration, ratePerS, firstMarker })
   latencies.sort((a, b) => a - b);
   return {
     requests: total,
-    ok: answeredAt.size,
-    perSecond: answeredAt.size / ((now() - start) / 1000),
+    ok: answered.size,
+    perSecond: answered.size / ((now() - start) / 1000),
     p50: quantile(latencies, 0.5),
     p99: quantile(latencies, 0.99),
     errors,
-    answeredAt,
+    answeredAt: answered,
   };
 }
 
