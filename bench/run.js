@@ -2,8 +2,9 @@
 /* global AbortSignal */
 // `npm run bench`: the performance benchmark of Hooktrail (issue 7). Self-contained: it starts the
 // production build (APP_ROLE=all, one process) with a database and Redis prefix of its own, an HTTPS sink
-// and the reference server ../shared/bench/baseline-capture.js, runs the scenarios with autocannon, prints
-// ONE table, writes it to bench/results/latest.md, and removes what it made (processes, databases, keys).
+// and the reference server ../shared/bench/baseline-capture.js, runs the scenarios with autocannon (the
+// steady 200/s with a paced sender, bench/lib/load.js), prints ONE table, writes it to
+// bench/results/latest.md, and removes what it made (processes, databases, keys).
 //
 // Environment (all optional):
 //   BENCH_POSTGRES_URL  postgres://postgres@127.0.0.1:5432   server for the two databases it creates
