@@ -4,6 +4,7 @@ const { createHmac } = require('node:crypto');
 const http = require('node:http');
 const { performance } = require('node:perf_hooks');
 const { setTimeout: sleep } = require('node:timers/promises');
+const { percentile } = require('./report');
 
 const now = () => performance.timeOrigin + performance.now();
 
@@ -87,9 +88,6 @@ async function constantLoad(url, { connections, duration, amount, overallRate, b
   return summarize(result);
 }
 
-/** The q-th quantile (0..1) of sorted numbers. */
-const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-
 /**
  * Marked captures at `ratePerS` for `duration` s, open loop as a provider sends them: capture n is due at
  * start + n / ratePerS whatever the answers before it (autocannon's `overallRate` instead sends each
@@ -144,13 +142,12 @@ async function markedLoad(url, { connections, duration, ratePerS, firstMarker })
   }
   await Promise.all(sends);
   agent.destroy();
-  latencies.sort((a, b) => a - b);
   return {
     requests: total,
     ok: answered.size,
     perSecond: answered.size / ((now() - start) / 1000),
-    p50: quantile(latencies, 0.5),
-    p99: quantile(latencies, 0.99),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
     errors,
     answeredAt: answered,
   };
