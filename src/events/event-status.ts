@@ -1,8 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Sql } from '../database/sql';
 import type { EventStatus } from './event.entity';
-
-/** A connection or a transaction: what the functions below run their statements on. */
-type Sql = Pick<ReturnType<EntityManager['getKnex']>, 'raw'>;
 
 export interface LockedEvent {
   status: EventStatus;

@@ -1,8 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Sql } from '../database/sql';
 import { LATENCY_CELLS, latencyCellOf } from './latency-histogram';
-
-/** A connection or a transaction: what the statement runs on. */
-type Sql = Pick<ReturnType<EntityManager['getKnex']>, 'raw'>;
 
 /** An attempt as a destination's statistics count it. */
 export interface CountedAttempt {
