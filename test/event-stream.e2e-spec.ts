@@ -1,6 +1,7 @@
 import Redis from 'ioredis';
 import type { ConfigService } from '@nestjs/config';
 import {
+  CHANGES_FIELD,
   changesChannel,
   type EventChange,
   EventChangePublisher,
@@ -13,22 +14,23 @@ import { SseClient } from './support/sse-client';
 import { startTestApp, type TestApp } from './support/test-app';
 import { addDestination, capture, createEndpoint, type EndpointFixture } from './support/webhook-fixtures';
 
-/** Stands for another process: adds an endpoint's changes to its stream, and announces ranges of them. */
+/**
+ * Stands for another process: adds an endpoint's changes to its stream (one entry holding the events
+ * created with these ids), and announces ranges of entries.
+ */
 function otherProcess(redis: Redis, prefix: string, endpointId: string) {
   const stream = streamKey(prefix, endpointId);
   const channel = changesChannel(prefix);
+  const created = (id: string): EventChange => ({
+    type: 'event.created',
+    endpointId,
+    event: { id, endpoint_id: endpointId, status: 'received' },
+  });
   return {
-    add: (id: string) =>
-      redis.xadd(
-        stream,
-        '*',
-        'change',
-        JSON.stringify({
-          type: 'event.created',
-          endpointId,
-          event: { id, endpoint_id: endpointId, status: 'received' },
-        }),
-      ) as Promise<string>,
+    add: (...ids: string[]) =>
+      redis.xadd(stream, '*', CHANGES_FIELD, JSON.stringify(ids.map(created))) as Promise<string>,
+    /** An entry as the version before entries held many changes wrote it: one change, field `change`. */
+    addOne: (id: string) => redis.xadd(stream, '*', 'change', JSON.stringify(created(id))) as Promise<string>,
     announce: (firstId: string, lastId: string) =>
       redis.publish(channel, JSON.stringify([[endpointId, firstId, lastId]])),
   };
@@ -94,7 +96,7 @@ describe('event stream (SSE)', () => {
         JSON.parse(message.data).id === eventId &&
         JSON.parse(message.data).status === 'delivered',
     );
-    expect(updated.id).toMatch(/^\d+-\d+$/);
+    expect(updated.id).toMatch(/^\d+-\d+-\d+$/);
   });
 
   it('resumes after a reconnect with Last-Event-ID, without gaps or repeats', async () => {
@@ -117,6 +119,37 @@ describe('event stream (SSE)', () => {
       .map((message) => JSON.parse(message.data).id);
     expect(createdIds).not.toContain(before);
     expect(new Set(resumed.messages.map((message) => message.id)).size).toBe(resumed.messages.length);
+  });
+
+  it('resumes inside an entry of many changes, and after an entry id or an entry of an earlier version', async () => {
+    const endpoint = await createEndpoint(sut.url);
+    const redis = new Redis(sut.env.REDIS_URL);
+    const resume = async (lastEventId: string, lastCreated: string) => {
+      const client = await SseClient.open(
+        `${sut.url}/api/endpoints/${endpoint.endpointId}/events/stream`,
+        endpoint.user.accessToken,
+        lastEventId,
+      );
+      clients.push(client);
+      await client.waitFor((message) => JSON.parse(message.data).id === lastCreated);
+      return client.messages.map((message) => [message.id, JSON.parse(message.data).id]);
+    };
+    try {
+      const other = otherProcess(redis, sut.env.REDIS_PREFIX, endpoint.endpointId);
+      const batch = await other.add('m-0', 'm-1', 'm-2');
+      const older = await other.addOne('m-3');
+      await other.add('m-4');
+      expect(await resume(`${batch}-0`, 'm-4')).toEqual([
+        [`${batch}-1`, 'm-1'],
+        [`${batch}-2`, 'm-2'],
+        [`${older}-0`, 'm-3'],
+        [expect.stringMatching(/^\d+-\d+-0$/), 'm-4'],
+      ]);
+      // An entry id, as dashboards were sent when an entry held one change, stands for the whole entry.
+      expect((await resume(batch, 'm-4')).map(([, id]) => id)).toEqual(['m-3', 'm-4']);
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('sends a listened endpoint its changes in stream order when two processes announce them in the other order', async () => {
@@ -192,7 +225,7 @@ describe('event stream (SSE)', () => {
     expect(anonymous.status).toBe(401);
   });
 
-  it('appends a flush of changes to their streams and announces each endpoint once, with its first and last id', async () => {
+  it('appends a flush of changes as one entry per endpoint, in order, and announces each endpoint once', async () => {
     const prefix = `${sut.env.REDIS_PREFIX}:publisher`;
     const redis = new Redis(sut.env.REDIS_URL);
     const subscriber = new Redis(sut.env.REDIS_URL);
@@ -213,13 +246,18 @@ describe('event stream (SSE)', () => {
       publisher.publish([change('endpoint-a', 'a1'), change('endpoint-b', 'b1'), change('endpoint-a', 'a2')]);
 
       const ranges = JSON.parse(await announced);
-      const streamA = await redis.xrange(streamKey(prefix, 'endpoint-a'), '-', '+');
-      const streamB = await redis.xrange(streamKey(prefix, 'endpoint-b'), '-', '+');
-      expect(streamA.map(([, fields]) => JSON.parse(fields[1]).event.id)).toEqual(['a1', 'a2']);
-      expect(streamB.map(([, fields]) => JSON.parse(fields[1]).event.id)).toEqual(['b1']);
+      const entries = async (endpointId: string) =>
+        (await redis.xrange(streamKey(prefix, endpointId), '-', '+')).map(([id, fields]) => ({
+          id,
+          field: fields[0],
+          events: JSON.parse(fields[1]).map((change: EventChange) => change.event.id),
+        }));
+      const [streamA, streamB] = [await entries('endpoint-a'), await entries('endpoint-b')];
+      expect(streamA).toEqual([{ id: expect.any(String), field: CHANGES_FIELD, events: ['a1', 'a2'] }]);
+      expect(streamB).toEqual([{ id: expect.any(String), field: CHANGES_FIELD, events: ['b1'] }]);
       expect(ranges).toEqual([
-        ['endpoint-a', streamA[0][0], streamA[1][0]],
-        ['endpoint-b', streamB[0][0], streamB[0][0]],
+        ['endpoint-a', streamA[0].id, streamA[0].id],
+        ['endpoint-b', streamB[0].id, streamB[0].id],
       ]);
     } finally {
       redis.disconnect();

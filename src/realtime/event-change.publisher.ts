@@ -25,25 +25,31 @@ export function changesChannel(prefix: string): string {
 }
 
 /**
- * What the changes channel carries for each endpoint a flush touched: its id and the stream ids of its
- * first and last change in that flush. Readers with a dashboard open on the endpoint read the changes
- * from its stream (XRANGE); the others read nothing, so a capture's body crosses Redis once, not once more
- * for every process that listens.
+ * What the changes channel carries for each endpoint a flush touched: its id and the ids of the stream
+ * entries that flush added (one per endpoint and flush, so first and last are the same entry when one
+ * process announces; the readers handle any range). Readers with a dashboard open on the endpoint read
+ * the entries from its stream (XRANGE); the others read nothing, so a capture's body crosses Redis once,
+ * not once more for every process that listens.
  */
 export type ChangedRange = [endpointId: string, firstId: string, lastId: string];
 
+/** The field of a stream entry that holds its changes, a JSON array of EventChange in order. */
+export const CHANGES_FIELD = 'changes';
+
 /**
  * Publishes event changes for the real-time dashboard through Redis, so that every API process sees
- * what any process captured or delivered: each change is appended to the endpoint's stream (kept
- * STREAM_HISTORY_MS, for Last-Event-ID resume), and one message per flush on one pub/sub channel says
- * which stream ids each endpoint gained (ChangedRange).
+ * what any process captured or delivered. The changes queued in one turn of the event loop go to Redis in
+ * one round trip: one stream entry per endpoint holding all of that endpoint's changes, in order (kept
+ * STREAM_HISTORY_MS, for Last-Event-ID resume), and one message on one pub/sub channel saying which entry
+ * each endpoint gained (ChangedRange). One XADD per endpoint and flush, not per change: a busy capture URL
+ * or a drain pays Redis per batch.
  * Best effort: a Redis outage never fails a capture or a delivery.
  */
 @Injectable()
 export class EventChangePublisher {
   private readonly logger = new Logger(EventChangePublisher.name);
   private readonly prefix: string;
-  private pending: EventChange[] = [];
+  private pending = new Map<string, EventChange[]>();
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
@@ -55,39 +61,37 @@ export class EventChangePublisher {
   /** Queues changes; everything queued in one turn of the event loop goes to Redis in one round trip. */
   publish(changes: EventChange[]): void {
     if (changes.length === 0 || this.redis.status !== 'ready') return;
-    if (this.pending.length === 0) setImmediate(() => this.flush());
-    this.pending.push(...changes);
+    if (this.pending.size === 0) setImmediate(() => this.flush());
+    for (const change of changes) {
+      const queued = this.pending.get(change.endpointId);
+      if (queued) queued.push(change);
+      else this.pending.set(change.endpointId, [change]);
+    }
   }
 
   private flush(): void {
-    const changes = this.pending;
-    this.pending = [];
-    const minId = Date.now() - STREAM_HISTORY_MS;
+    const byEndpoint = [...this.pending];
+    this.pending = new Map();
+    const minId = String(Date.now() - STREAM_HISTORY_MS);
     const pipeline = this.redis.pipeline();
-    for (const change of changes) {
+    for (const [endpointId, changes] of byEndpoint)
       pipeline.xadd(
-        streamKey(this.prefix, change.endpointId),
+        streamKey(this.prefix, endpointId),
         'MINID',
         '~',
-        String(minId),
+        minId,
         '*',
-        'change',
-        JSON.stringify(change),
+        CHANGES_FIELD,
+        JSON.stringify(changes),
       );
-    }
     pipeline
       .exec()
       .then((results) => {
-        const ranges = new Map<string, ChangedRange>();
+        const ranges: ChangedRange[] = [];
         (results ?? []).forEach(([error, id], index) => {
-          if (error) return;
-          const endpointId = changes[index].endpointId;
-          const range = ranges.get(endpointId);
-          if (range) range[2] = id as string;
-          else ranges.set(endpointId, [endpointId, id as string, id as string]);
+          if (!error) ranges.push([byEndpoint[index][0], id as string, id as string]);
         });
-        if (ranges.size > 0)
-          return this.redis.publish(changesChannel(this.prefix), JSON.stringify([...ranges.values()]));
+        if (ranges.length > 0) return this.redis.publish(changesChannel(this.prefix), JSON.stringify(ranges));
       })
       .catch((error: Error) => this.logger.warn(`real-time publish failed: ${error.message}`));
   }

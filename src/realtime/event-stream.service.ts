@@ -5,22 +5,33 @@ import type { Environment } from '../config/environment';
 import { REDIS } from '../redis/redis.module';
 import { type ChangedRange, changesChannel, type EventChange, streamKey } from './event-change.publisher';
 
-/** A change as a dashboard receives it: the stream id is its SSE `id:`. */
+/** A change as a dashboard receives it, with its change id (its SSE `id:`). */
 export interface StreamedChange extends EventChange {
   id: string;
 }
 
 type Listener = (change: StreamedChange) => void;
 
-/** Stream ids are `<ms>-<seq>`: compares two of them. */
+/**
+ * Compares stream entry ids (`<ms>-<seq>`) or change ids (`<ms>-<seq>-<index>`: the change's place in
+ * its entry). An entry id sorts after every change of that entry: it stands for the whole entry, as the
+ * ids that dashboards were sent when an entry held one change did.
+ */
 export function compareStreamIds(a: string, b: string): number {
-  const [aMs, aSeq] = a.split('-').map(Number);
-  const [bMs, bSeq] = b.split('-').map(Number);
-  return aMs - bMs || aSeq - bSeq;
+  const [aMs, aSeq, aIndex = Number.MAX_SAFE_INTEGER] = a.split('-').map(Number);
+  const [bMs, bSeq, bIndex = Number.MAX_SAFE_INTEGER] = b.split('-').map(Number);
+  return aMs - bMs || aSeq - bSeq || aIndex - bIndex;
 }
 
+/** A change id, or an entry id (what a dashboard was sent before entries held many changes). */
 export function isStreamId(value: string): boolean {
-  return /^\d{1,15}-\d{1,10}$/.test(value);
+  return /^\d{1,15}-\d{1,10}(?:-\d{1,9})?$/.test(value);
+}
+
+/** The entry id of a change id (or of an entry id). */
+function entryIdOf(id: string): string {
+  const [ms, seq] = id.split('-');
+  return `${ms}-${seq}`;
 }
 
 /** The endpoints with a dashboard open in this process, and where the reading of their stream stands. */
@@ -88,8 +99,9 @@ export class EventStreamService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** The endpoint's changes after `lastId` that the stream still holds (the last STREAM_HISTORY_MS). */
-  since(endpointId: string, lastId: string): Promise<StreamedChange[]> {
-    return this.read(endpointId, `(${lastId}`, '+');
+  async since(endpointId: string, lastId: string): Promise<StreamedChange[]> {
+    const changes = await this.read(endpointId, entryIdOf(lastId), '+');
+    return changes.filter((change) => compareStreamIds(change.id, lastId) > 0);
   }
 
   /**
@@ -119,7 +131,12 @@ export class EventStreamService implements OnModuleInit, OnApplicationShutdown {
 
   private async read(endpointId: string, start: string, end: string): Promise<StreamedChange[]> {
     const entries = await this.redis.xrange(streamKey(this.prefix, endpointId), start, end, 'COUNT', 10_000);
-    return entries.map(([id, fields]) => ({ id, ...(JSON.parse(fields[1]) as EventChange) }));
+    return entries.flatMap(([entryId, fields]) => {
+      // An entry holds one field: `changes`, or `change` (one change) when an earlier version wrote it.
+      const value = JSON.parse(fields[1]) as EventChange[] | EventChange;
+      const changes = Array.isArray(value) ? value : [value];
+      return changes.map((change, index) => ({ id: `${entryId}-${index}`, ...change }));
+    });
   }
 
   private dispatch(message: string): void {
