@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
+import { REFRESH_SQL } from '../src/events/event-status';
 import Stripe from 'stripe';
 import { api } from './support/api-client';
 import { answer, HttpsDestination, type Responder } from './support/https-destination';
@@ -249,6 +251,22 @@ describe('delivery engine', () => {
       'dead_letter',
       'delivered',
     ]);
+  });
+
+  it('reads the deliveries of the events whose status it refreshes through their index, with no statistics yet', async () => {
+    const db = new Client({ connectionString: sut.env.DATABASE_URL });
+    await db.connect();
+    try {
+      // As in a new database, or a table that just grew: the planner knows nothing of event_id.
+      await db.query(`delete from pg_statistic where starelid = 'deliveries'::regclass`);
+      const ids = Array.from({ length: 100 }, () => randomUUID());
+      const { rows } = await db.query(`explain ${REFRESH_SQL.replace('?', '$1')}`, [ids]);
+      const plan = rows.map((row: { 'QUERY PLAN': string }) => row['QUERY PLAN']).join('\n');
+      expect(plan).toContain('Index Cond: (event_id = ids.event_id)');
+      expect(plan).not.toContain('Seq Scan on deliveries');
+    } finally {
+      await db.end();
+    }
   });
 
   it('leaves an event with no active destination received, and refuses to replay it', async () => {

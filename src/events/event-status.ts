@@ -13,23 +13,30 @@ export interface LockedEvent {
  * their row is rewritten anyway, they go into the search index in the same write (`searchable`), and the
  * SearchIndexer leaves events with deliveries to it: a row indexed before its status write would get its
  * body's trigrams into the index twice.
+ *
+ * Each event's deliveries are read through the deliveries' event index, one event at a time (a lateral
+ * join), whatever the planner believes of the table: with `event_id = any(...)` it chose a sequential scan
+ * of every delivery whenever the table had no statistics yet (a new database, a table that just grew), at
+ * 50 ms a batch of 100 in the delivery benchmark.
  */
-const REFRESH_SQL = `
-  with agg as (
-    select event_id,
-           bool_or(status = 'delivered') as delivered,
-           bool_or(status in ('pending', 'failed')) as in_progress,
-           bool_or(attempt_count > 0) as attempted,
-           bool_or(status = 'dead_letter') as dead
-    from deliveries where event_id = any(?::uuid[]) group by event_id
-  ), fresh as (
-    select event_id, case
+export const REFRESH_SQL = `
+  with fresh as (
+    select ids.event_id, case
         when delivered then 'delivered'
         when in_progress and attempted then 'failed'
         when in_progress then 'received'
         when dead then 'dead_letter'
         else 'received' end as status
-    from agg
+    from unnest(?::uuid[]) as ids(event_id)
+    cross join lateral (
+      select count(*) as deliveries,
+             bool_or(status = 'delivered') as delivered,
+             bool_or(status in ('pending', 'failed')) as in_progress,
+             bool_or(attempt_count > 0) as attempted,
+             bool_or(status = 'dead_letter') as dead
+      from deliveries where deliveries.event_id = ids.event_id
+    ) agg
+    where agg.deliveries > 0
   )
   update events set status = fresh.status, searchable = true
   from fresh where events.id = fresh.event_id and events.status <> fresh.status
