@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { searchSql } from '../src/events/events.repository';
+import { INDEX_BATCH_SQL } from '../src/events/search/search-indexer.service';
 import { api, type ApiResponse, registerUser, type RegisteredUser } from './support/api-client';
 import { HttpsDestination } from './support/https-destination';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -495,6 +496,25 @@ describe('search indexing (a worker runs)', () => {
     }
     expect(searchable).toBe(true);
     expect(await search()).toEqual([id]);
+  });
+
+  it('checks a fresh event for deliveries one event at a time, never by hashing every delivery', async () => {
+    // Statistics or not (a new database has none), the check stays per event.
+    for (const analyze of [
+      "delete from pg_statistic where starelid = 'deliveries'::regclass",
+      'analyze deliveries',
+    ]) {
+      await db.query(analyze);
+      let at = 0;
+      const { rows } = await db.query(
+        `explain ${INDEX_BATCH_SQL.replace(/\?/g, () => `$${++at}`)}`,
+        [60, 5, 1000],
+      );
+      const plan = rows.map((row: { 'QUERY PLAN': string }) => row['QUERY PLAN']).join('\n');
+      // Per event (on a table this small, by the planner's choice of scan), never hashed whole.
+      expect(plan).toMatch(/SubPlan 1\n.*Limit/);
+      expect(plan).not.toContain('hashed SubPlan');
+    }
   });
 
   it('puts an event in the trigram index with the write that changes its status, not later', async () => {

@@ -20,6 +20,22 @@ const STATUS_WAIT_SECONDS = 60;
 const FRESH_SECONDS = 5;
 
 /**
+ * Marks a batch: events past STATUS_WAIT_SECONDS, and fresh ones without deliveries. Whether a fresh event
+ * has a delivery is one index lookup per event (a scalar subquery, `limit 1`): written as `not exists`, the
+ * planner ran it as a hashed subplan, a sequential scan of every delivery each pass, whenever the
+ * deliveries fit in work_mem (12-41 ms a pass at 20,000 deliveries in the delivery benchmark).
+ */
+export const INDEX_BATCH_SQL = `
+  update events set searchable = true
+  where id in (
+    select id from events e
+    where not searchable
+      and (received_at < now() - make_interval(secs => ?)
+           or (received_at > now() - make_interval(secs => ?)
+               and (select true from deliveries d where d.event_id = e.id limit 1) is null))
+    limit ? for update skip locked)`;
+
+/**
  * Puts captured events into the trigram index for `q`, in batches, off the capture path (a worker:
  * APP_ROLE `worker`, or the delivery thread of `all`). A capture stores its event unmarked, which costs
  * one small btree entry instead of the trigrams of its whole body; every second this marks what was
@@ -58,17 +74,9 @@ export class SearchIndexer implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   private async indexBatch(): Promise<number> {
-    const result = await this.em.getKnex().raw(
-      `update events set searchable = true
-       where id in (
-         select id from events e
-         where not searchable
-           and (received_at < now() - make_interval(secs => ?)
-                or (received_at > now() - make_interval(secs => ?)
-                    and not exists (select 1 from deliveries d where d.event_id = e.id)))
-         limit ? for update skip locked)`,
-      [STATUS_WAIT_SECONDS, FRESH_SECONDS, SEARCH_INDEX_BATCH],
-    );
+    const result = await this.em
+      .getKnex()
+      .raw(INDEX_BATCH_SQL, [STATUS_WAIT_SECONDS, FRESH_SECONDS, SEARCH_INDEX_BATCH]);
     return result.rowCount as number;
   }
 }
