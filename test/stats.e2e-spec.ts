@@ -286,6 +286,59 @@ describe('endpoint statistics', () => {
     }
   });
 
+  it('lets two transactions from connections of the same shard write counters at once, each in a shard of its own', async () => {
+    const target = await createEndpoint(sut.url, fixture.user);
+    const [first, second] = [await capture(target, '{"n":1}'), await capture(target, '{"n":2}')];
+    const clients: Client[] = [];
+    const connect = async () => {
+      const client = new Client({ connectionString: sut.env.DATABASE_URL });
+      await client.connect();
+      clients.push(client);
+      const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+      return { client, shard: rows[0].pid % 8 };
+    };
+    try {
+      const holder = await connect();
+      let other = await connect();
+      while (other.shard !== holder.shard) other = await connect();
+      await holder.client.query('begin');
+      await holder.client.query(`update events set status = 'dead_letter' where id = $1`, [first]);
+      // Before, the second waited for the first's commit on the rows of their shard (pg_backend_pid() % 8).
+      await other.client.query('begin');
+      await other.client.query(`set local statement_timeout = '2s'`);
+      await other.client.query(`update events set status = 'dead_letter' where id = $1`, [second]);
+      // The shards the worker's attempts would take in destination_attempt_stats (stats/attempt-stats.ts).
+      const attemptShards = [];
+      for (const { client } of [holder, other]) {
+        const { rows } = await client.query<{ shard: number }>(
+          `select stats_free_shard('destination_attempt_stats', 0) as shard`,
+        );
+        attemptShards.push(rows[0].shard);
+      }
+      expect(new Set(attemptShards).size).toBe(2);
+      expect(attemptShards.every((shard) => shard >= 0 && shard < 8)).toBe(true);
+      await other.client.query('commit');
+      await holder.client.query('commit');
+    } finally {
+      for (const client of clients) await client.end();
+    }
+    const { rows } = await db.query<{ shard: number; dead: number }>(
+      `select shard, dead_letter as dead from endpoint_event_stats where endpoint_id = $1 and span = 'day' and dead_letter > 0`,
+      [target.endpointId],
+    );
+    expect(rows).toHaveLength(2);
+    expect(rows.every((row) => row.shard >= 8 && row.dead === 1)).toBe(true);
+  });
+
+  it('adds the events of every statement through one plpgsql function, whose plan each connection keeps', async () => {
+    // A sql function that inserts cannot be inlined: PostgreSQL 15 would plan its body again at each call.
+    const { rows } = await db.query<{ language: string; args: number }>(
+      `select l.lanname as language, p.pronargs as args
+       from pg_proc p join pg_language l on l.oid = p.prolang where p.proname = 'endpoint_event_stats_add'`,
+    );
+    expect(rows).toEqual([{ language: 'plpgsql', args: 7 }]);
+  });
+
   it("answers 404 for another user's endpoint, an unknown one and a malformed id, 401 without a token", async () => {
     const stranger = await registerUser(sut.url);
     const asStranger = await stats('1h', { ...fixture, user: stranger });

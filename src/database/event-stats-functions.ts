@@ -5,8 +5,37 @@
  * `events`. Shared by the migration that made them and the one that gave captures shards of their own.
  * `shard`: null for the first version (each backend writes shard `pg_backend_pid() % 8`); otherwise the
  * SQL, in the trigger function, of the shard it passes to `endpoint_event_stats_add` (which then takes it
- * as its first parameter, `p_shard`).
+ * as its first parameter, `p_shard`). `language`: `sql` in the first versions; `plpgsql` since
+ * Migration20261129000000_event_stats_free_shards, because PostgreSQL 15 plans the body of a `sql` function
+ * that it cannot inline (an insert) again at every call, and caches a `plpgsql` function's plans per session.
  */
+
+/** Inserts of events (captures) write shards 0 to 7; status changes and deletes (workers) 8 to 15. */
+export const SHARD_BY_WRITER = `pg_backend_pid() % 8 + case when tg_op = 'INSERT' then 0 else 8 end`;
+
+/** The same halves, each writer taking a shard that no other transaction holds (`stats_free_shard`). */
+export const FREE_SHARD_OF_WRITER = `stats_free_shard('endpoint_event_stats', case when tg_op = 'INSERT' then 0 else 8 end)`;
+
+/**
+ * The shard of a table of counters (`p_counters`) that a statement's transaction writes: the first of the
+ * eight from `p_first` on, starting at the backend's own (pg_backend_pid() % 8), whose transaction-level
+ * advisory lock it can take at once (one it already holds included); when every one is held, its own, and
+ * it waits as before. The locks use the two-key form, whose keys never meet the one-key locks taken
+ * elsewhere.
+ */
+export const STATS_FREE_SHARD_SQL = `create function "stats_free_shard"(p_counters text, p_first integer)
+      returns integer language plpgsql as $$
+        declare
+          v_own integer := pg_backend_pid() % 8;
+        begin
+          for i in 0..7 loop
+            if pg_try_advisory_xact_lock(hashtext(p_counters), p_first + (v_own + i) % 8) then
+              return p_first + (v_own + i) % 8;
+            end if;
+          end loop;
+          return p_first + v_own;
+        end $$;`;
+
 const eventDeltas = (rows: string) => `
   select array_agg(endpoint_id), array_agg(minute), array_agg(received), array_agg(delivered),
          array_agg(failed), array_agg(dead_letter)
@@ -17,10 +46,13 @@ const eventDeltas = (rows: string) => `
                coalesce(sum(delta) filter (where status = 'dead_letter'), 0)::integer as dead_letter
         from (${rows}) changed group by 1, 2) grouped`;
 
-export const eventStatsAddSql = (shard: string | null): string => `create function "endpoint_event_stats_add"(
+export const eventStatsAddSql = (
+  shard: string | null,
+  language: 'sql' | 'plpgsql' = 'sql',
+): string => `create or replace function "endpoint_event_stats_add"(
         ${shard === null ? '' : 'p_shard integer, '}p_endpoints uuid[], p_minutes timestamptz[], p_received integer[], p_delivered integer[],
         p_failed integer[], p_dead_letter integer[]) returns void
-      language sql as $$
+      language ${language} as $$ ${language === 'plpgsql' ? 'begin' : ''}
         insert into endpoint_event_stats as s
           (endpoint_id, span, bucket_start, shard, received, delivered, failed, dead_letter)
         select c.endpoint_id, spans.span, date_trunc(spans.span, c.minute, 'UTC'), ${shard === null ? 'pg_backend_pid() % 8' : 'p_shard'},
@@ -32,7 +64,7 @@ export const eventStatsAddSql = (shard: string | null): string => `create functi
         order by 1, 2, 3
         on conflict (endpoint_id, span, bucket_start, shard) do update set
           received = s.received + excluded.received, delivered = s.delivered + excluded.delivered,
-          failed = s.failed + excluded.failed, dead_letter = s.dead_letter + excluded.dead_letter $$;`;
+          failed = s.failed + excluded.failed, dead_letter = s.dead_letter + excluded.dead_letter${language === 'plpgsql' ? '; end' : ''} $$;`;
 
 export const eventStatsApplySql = (
   shard: string | null,

@@ -26,15 +26,17 @@ interface Bucket {
 }
 
 /**
- * Adds per-bucket totals to this backend's shard rows, in key order as every writer of the table takes them
- * (two batches never deadlock); `stats_histogram_add` sums the latency histograms cell by cell.
+ * Adds per-bucket totals to the rows of a shard that no other transaction holds (`stats_free_shard`, so two
+ * batches do not queue on the same rows), in key order as every writer of the table takes them (two
+ * batches never deadlock); `stats_histogram_add` sums the latency histograms cell by cell.
  */
 const ADD_SQL = `
   insert into destination_attempt_stats as s
     (destination_id, span, bucket_start, shard, attempts, successes, latency)
-  select destination_id, span, bucket_start, pg_backend_pid() % 8, attempts, successes, latency::integer[]
+  select destination_id, span, bucket_start, free.shard, attempts, successes, latency::integer[]
   from unnest(?::uuid[], ?::text[], ?::timestamptz[], ?::integer[], ?::integer[], ?::text[])
     as b(destination_id, span, bucket_start, attempts, successes, latency)
+  cross join (select stats_free_shard('destination_attempt_stats', 0) as shard) free
   order by 1, 2, 3
   on conflict (destination_id, span, bucket_start, shard) do update set
     attempts = s.attempts + excluded.attempts, successes = s.successes + excluded.successes,

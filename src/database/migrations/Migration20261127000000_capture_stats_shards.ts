@@ -1,9 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
-import { eventStatsAddSql, eventStatsApplySql } from '../event-stats-functions';
+import { eventStatsAddSql, eventStatsApplySql, SHARD_BY_WRITER } from '../event-stats-functions';
 
 const DELTAS = 'uuid[], timestamptz[], integer[], integer[], integer[], integer[]';
-/** Inserts of events (captures) write shards 0 to 7; status changes and deletes (workers) 8 to 15. */
-const SHARD_BY_WRITER = `pg_backend_pid() % 8 + case when tg_op = 'INSERT' then 0 else 8 end`;
 
 /**
  * A capture never waits for a delivery worker's transaction on a statistics row. Before, every writer of
