@@ -6,6 +6,7 @@ import { REFRESH_SQL } from '../src/events/event-status';
 import Stripe from 'stripe';
 import { api } from './support/api-client';
 import { answer, HttpsDestination, type Responder } from './support/https-destination';
+import { queryPlan } from './support/query-plan';
 import { SmtpSink } from './support/smtp-sink';
 import { startTestApp, type TestApp } from './support/test-app';
 import {
@@ -260,8 +261,7 @@ describe('delivery engine', () => {
       // As in a new database, or a table that just grew: the planner knows nothing of event_id.
       await db.query(`delete from pg_statistic where starelid = 'deliveries'::regclass`);
       const ids = Array.from({ length: 100 }, () => randomUUID());
-      const { rows } = await db.query(`explain ${REFRESH_SQL.replace('?', '$1')}`, [ids]);
-      const plan = rows.map((row: { 'QUERY PLAN': string }) => row['QUERY PLAN']).join('\n');
+      const plan = await queryPlan(db, REFRESH_SQL, [ids]);
       expect(plan).toContain('Index Cond: (event_id = ids.event_id)');
       expect(plan).not.toContain('Seq Scan on deliveries');
     } finally {

@@ -4,6 +4,7 @@ import { searchSql } from '../src/events/events.repository';
 import { INDEX_BATCH_SQL } from '../src/events/search/search-indexer.service';
 import { api, type ApiResponse, registerUser, type RegisteredUser } from './support/api-client';
 import { HttpsDestination } from './support/https-destination';
+import { queryPlan } from './support/query-plan';
 import { startTestApp, type TestApp } from './support/test-app';
 import { addDestination, capture as captureWebhook, createEndpoint } from './support/webhook-fixtures';
 
@@ -209,18 +210,13 @@ describe('events API', () => {
 
     it('lets the indexes serve q: the trigram index for indexed events, a btree for the others (escaped % and _ keep the pattern index-friendly)', async () => {
       const where = searchSql('cus_123');
-      let parameter = 0;
       await db.query('begin');
       try {
         // Of an endpoint's few rows here the planner would scan them all; over every endpoint's, the only
         // index plan left is the one that a large table gets (a BitmapOr of the two arms' indexes).
         await db.query('set local enable_seqscan = off');
         await db.query('set local enable_indexscan = off');
-        const plan = await db.query(
-          `explain select id from events where ${where.sql.replace(/\?/g, () => `$${++parameter}`)}`,
-          where.bindings,
-        );
-        const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
+        const text = await queryPlan(db, `select id from events where ${where.sql}`, [...where.bindings]);
         expect(text).toContain('events_body_text_trgm_index');
         expect(text).toContain('events_unsearchable_index');
         expect(text).toContain('%cus\\_123%');
@@ -505,12 +501,7 @@ describe('search indexing (a worker runs)', () => {
       'analyze deliveries',
     ]) {
       await db.query(analyze);
-      let at = 0;
-      const { rows } = await db.query(
-        `explain ${INDEX_BATCH_SQL.replace(/\?/g, () => `$${++at}`)}`,
-        [60, 5, 1000],
-      );
-      const plan = rows.map((row: { 'QUERY PLAN': string }) => row['QUERY PLAN']).join('\n');
+      const plan = await queryPlan(db, INDEX_BATCH_SQL, [60, 5, 1000]);
       // Per event (on a table this small, by the planner's choice of scan), never hashed whole.
       expect(plan).toMatch(/SubPlan 1\n.*Limit/);
       expect(plan).not.toContain('hashed SubPlan');

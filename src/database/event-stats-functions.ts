@@ -11,10 +11,13 @@
  */
 
 /** Inserts of events (captures) write shards 0 to 7; status changes and deletes (workers) 8 to 15. */
-export const SHARD_BY_WRITER = `pg_backend_pid() % 8 + case when tg_op = 'INSERT' then 0 else 8 end`;
+const FIRST_SHARD_OF_WRITER = `case when tg_op = 'INSERT' then 0 else 8 end`;
 
-/** The same halves, each writer taking a shard that no other transaction holds (`stats_free_shard`). */
-export const FREE_SHARD_OF_WRITER = `stats_free_shard('endpoint_event_stats', case when tg_op = 'INSERT' then 0 else 8 end)`;
+/** The writer's half, the shard of its backend in it. */
+export const SHARD_BY_WRITER = `pg_backend_pid() % 8 + ${FIRST_SHARD_OF_WRITER}`;
+
+/** The writer's half, a shard in it that no other transaction holds (`stats_free_shard`). */
+export const FREE_SHARD_OF_WRITER = `stats_free_shard('endpoint_event_stats', ${FIRST_SHARD_OF_WRITER})`;
 
 /**
  * The shard of a table of counters (`p_counters`) that a statement's transaction writes: the first of the
