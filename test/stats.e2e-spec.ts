@@ -2,10 +2,12 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import { Migration20261125020000_endpoint_stats as StatsMigration } from '../src/database/migrations/Migration20261125020000_endpoint_stats';
 import { Migration20261128000000_attempt_stats_from_the_worker as WorkerStatsMigration } from '../src/database/migrations/Migration20261128000000_attempt_stats_from_the_worker';
+import { addAttemptStats } from '../src/stats/attempt-stats';
 import { latencyCellOf, latencyOfCell } from '../src/stats/latency-histogram';
 import { api, registerUser } from './support/api-client';
 import { HttpsDestination, type Responder } from './support/https-destination';
 import { eventually } from './support/eventually';
+import { sqlOf } from './support/query-plan';
 import { startTestApp, type TestApp } from './support/test-app';
 import { addDestination, capture, createEndpoint, type EndpointFixture } from './support/webhook-fixtures';
 
@@ -289,6 +291,13 @@ describe('endpoint statistics', () => {
   it('lets two transactions from connections of the same shard write counters at once, each in a shard of its own', async () => {
     const target = await createEndpoint(sut.url, fixture.user);
     const [first, second] = [await capture(target, '{"n":1}'), await capture(target, '{"n":2}')];
+    // A destination of its own, which nothing else sends to (its endpoint captures nothing).
+    const idleId = await addDestination(
+      sut.url,
+      await createEndpoint(sut.url, fixture.user),
+      destination.url,
+    );
+    const at = new Date();
     const clients: Client[] = [];
     const connect = async () => {
       const client = new Client({ connectionString: sut.env.DATABASE_URL });
@@ -307,16 +316,11 @@ describe('endpoint statistics', () => {
       await other.client.query('begin');
       await other.client.query(`set local statement_timeout = '2s'`);
       await other.client.query(`update events set status = 'dead_letter' where id = $1`, [second]);
-      // The shards the worker's attempts would take in destination_attempt_stats (stats/attempt-stats.ts).
-      const attemptShards = [];
-      for (const { client } of [holder, other]) {
-        const { rows } = await client.query<{ shard: number }>(
-          `select stats_free_shard('destination_attempt_stats', 0) as shard`,
-        );
-        attemptShards.push(rows[0].shard);
-      }
-      expect(new Set(attemptShards).size).toBe(2);
-      expect(attemptShards.every((shard) => shard >= 0 && shard < 8)).toBe(true);
+      // The worker's attempt counters (stats/attempt-stats.ts): the same rows but for the shard.
+      for (const { client } of [holder, other])
+        await addAttemptStats(sqlOf(client), [
+          { destinationId: idleId, at, durationMs: 5, responseCode: 200 },
+        ]);
       await other.client.query('commit');
       await holder.client.query('commit');
     } finally {
@@ -328,6 +332,12 @@ describe('endpoint statistics', () => {
     );
     expect(rows).toHaveLength(2);
     expect(rows.every((row) => row.shard >= 8 && row.dead === 1)).toBe(true);
+    const attempts = await db.query<{ shard: number; attempts: number }>(
+      `select shard, attempts from destination_attempt_stats where destination_id = $1 and span = 'day'`,
+      [idleId],
+    );
+    expect(attempts.rows).toHaveLength(2);
+    expect(attempts.rows.every((row) => row.shard >= 0 && row.shard < 8 && row.attempts === 1)).toBe(true);
   });
 
   it('adds the events of every statement through one plpgsql function, whose plan each connection keeps', async () => {

@@ -1,11 +1,21 @@
 import type { Client } from 'pg';
+import type { Sql } from '../../src/database/sql';
+
+/** A statement written with knex's `?` placeholders, in PostgreSQL's `$n`. */
+function numbered(sql: string): string {
+  let parameter = 0;
+  return sql.replace(/\?/g, () => `$${++parameter}`);
+}
 
 /** The text of PostgreSQL's plan for a statement written with knex's `?` placeholders. */
 export async function queryPlan(db: Client, sql: string, bindings: unknown[]): Promise<string> {
-  let parameter = 0;
-  const { rows } = await db.query<{ 'QUERY PLAN': string }>(
-    `explain ${sql.replace(/\?/g, () => `$${++parameter}`)}`,
-    bindings,
-  );
+  const { rows } = await db.query<{ 'QUERY PLAN': string }>(`explain ${numbered(sql)}`, bindings);
   return rows.map((row) => row['QUERY PLAN']).join('\n');
+}
+
+/** A pg connection as the repositories' functions take one (`Sql`): to run them on a chosen connection. */
+export function sqlOf(client: Client): Sql {
+  return {
+    raw: (sql: string, bindings: unknown[]) => client.query(numbered(sql), bindings),
+  } as unknown as Sql;
 }
