@@ -75,6 +75,61 @@ describe(GroupCommit.name, () => {
     await expect(pending[1]).resolves.toBe('b');
   });
 
+  describe('with a linger', () => {
+    beforeEach(() => jest.useFakeTimers({ now: 0 }));
+    afterEach(() => jest.useRealTimers());
+
+    it('a free slot waits until as many items wait as each batch committing holds, or for the linger', async () => {
+      const { calls, commit } = manualCommit();
+      const sut = new GroupCommit(commit, { ...options, maxBatchItems: 10, lingerMs: 4 });
+      const first = sut.submit(1); // nothing commits: it goes at once
+      const second = sut.submit(2); // as many wait (one) as the batch committing holds
+      const third = [3, 4, 5].map((item) => sut.submit(item));
+      expect(calls.map((call) => call.items)).toEqual([[1], [2]]);
+      calls[0].resolve(['1']);
+      await first;
+      expect(calls[2].items).toEqual([3, 4, 5]);
+      calls[1].resolve(['2']);
+      await second;
+
+      // [3, 4, 5] commits and a slot is free: one item waits for company...
+      const company = [sut.submit(6)];
+      jest.advanceTimersByTime(3);
+      expect(calls).toHaveLength(3);
+      // ...and goes once three wait, as many as the batch committing holds
+      company.push(sut.submit(7), sut.submit(8));
+      expect(calls[3].items).toEqual([6, 7, 8]);
+
+      calls[2].resolve(['3', '4', '5']);
+      await expect(Promise.all(third)).resolves.toEqual(['3', '4', '5']);
+      const alone = sut.submit(9);
+      jest.advanceTimersByTime(3);
+      expect(calls).toHaveLength(4);
+      jest.advanceTimersByTime(1); // its linger is over: it goes alone
+      expect(calls[4].items).toEqual([9]);
+      calls[3].resolve(['6', '7', '8']);
+      calls[4].resolve(['9']);
+      await expect(Promise.all([...company, alone])).resolves.toEqual(['6', '7', '8', '9']);
+    });
+
+    it('a waiting item goes at once when the batch it waited beside ends', async () => {
+      const { calls, commit } = manualCommit();
+      const sut = new GroupCommit(commit, { ...options, maxBatchItems: 10, lingerMs: 4 });
+      const batches = [sut.submit(1), sut.submit(2)];
+      const big = [3, 4, 5].map((item) => sut.submit(item));
+      calls[0].resolve(['1']);
+      calls[1].resolve(['2']);
+      await Promise.all(batches);
+      const lone = sut.submit(6);
+      expect(calls).toHaveLength(3);
+      calls[2].resolve(['3', '4', '5']);
+      await Promise.all(big);
+      expect(calls[3].items).toEqual([6]); // nothing commits any more: no reason to wait
+      calls[3].resolve(['6']);
+      await expect(lone).resolves.toBe('6');
+    });
+  });
+
   describe('admission', () => {
     beforeEach(() => jest.useFakeTimers({ now: 0 }));
     afterEach(() => jest.useRealTimers());

@@ -12,6 +12,13 @@ export interface GroupCommitOptions<TItem> {
    */
   maxWaitingItems?: number;
   maxWaitingBytes?: number;
+  /**
+   * While another batch commits, a free slot waits for company: it starts once as many items wait as each
+   * batch committing holds on average (or a full batch waits), once the oldest has waited this long (ms),
+   * or once no batch commits any more. Unset: it starts at once. A batch's commit has a fixed cost (a round
+   * trip, a WAL flush); under load, slots that start at once commit the first item to arrive alone.
+   */
+  lingerMs?: number;
 }
 
 export class GroupCommitClosedError extends Error {
@@ -48,6 +55,7 @@ interface Waiting<TItem, TResult> {
   item: TItem;
   size: number;
   deadline?: CommitDeadline;
+  since: number;
   settled: boolean;
   resolve(result: TResult): void;
   reject(error: unknown): void;
@@ -58,7 +66,8 @@ interface Waiting<TItem, TResult> {
  * busy wait together and are committed as one batch as soon as a slot frees up. At low load an item is
  * committed alone at once (no timer adds latency); under load, batches grow with the queue, so one commit
  * serves many requests. Each submitter's promise settles only after the commit of its batch: with its own
- * result, or with the batch's error.
+ * result, or with the batch's error. With `lingerMs`, a slot that frees up while another batch commits
+ * waits a moment for company instead of committing the first item to arrive alone (see the option).
  *
  * Admission, for callers that owe someone an answer in time (the capture URL): the queue is bounded (items
  * and bytes), and an item may carry a deadline. One that has not started its commit `commitAllowanceMs`
@@ -70,6 +79,8 @@ export class GroupCommit<TItem, TResult> {
   private waiting: Waiting<TItem, TResult>[] = [];
   private waitingBytes = 0;
   private inFlight = 0;
+  private inFlightItems = 0;
+  private lingerTimer: NodeJS.Timeout | null = null;
   private closing = false;
   private drained: (() => void) | null = null;
   private expiryTimer: NodeJS.Timeout | null = null;
@@ -89,7 +100,7 @@ export class GroupCommit<TItem, TResult> {
     const size = this.options.sizeOf(item);
     if (this.waiting.length > 0 && this.isFull(size)) return Promise.reject(new GroupCommitFullError());
     return new Promise<TResult>((resolve, reject) => {
-      this.waiting.push({ item, size, deadline, settled: false, resolve, reject });
+      this.waiting.push({ item, size, deadline, since: Date.now(), settled: false, resolve, reject });
       this.waitingBytes += size;
       this.dispatch();
       if (deadline && this.waiting.length > 0) this.armExpiry();
@@ -115,10 +126,42 @@ export class GroupCommit<TItem, TResult> {
   private dispatch(): void {
     this.expireWaiting();
     while (this.inFlight < this.options.maxInFlight && this.waiting.length > 0) {
+      if (!this.mayStart()) {
+        this.armLinger();
+        break;
+      }
       this.inFlight += 1;
-      void this.run(this.takeBatch());
+      const batch = this.takeBatch();
+      this.inFlightItems += batch.length;
+      void this.run(batch);
     }
     this.settleDrained();
+  }
+
+  /** Whether a free slot starts a batch now (always, without a linger or when nothing commits). */
+  private mayStart(): boolean {
+    const { lingerMs } = this.options;
+    if (lingerMs === undefined || this.inFlight === 0) return true;
+    return (
+      this.waiting.length * this.inFlight >= this.inFlightItems ||
+      this.waiting.length >= this.options.maxBatchItems ||
+      this.waitingBytes >= this.options.maxBatchBytes ||
+      Date.now() - this.waiting[0].since >= lingerMs
+    );
+  }
+
+  /** One timer, for when the oldest waiting item's linger is over. */
+  private armLinger(): void {
+    if (this.lingerTimer) return;
+    const dueIn = (this.options.lingerMs as number) - (Date.now() - this.waiting[0].since);
+    this.lingerTimer = setTimeout(
+      () => {
+        this.lingerTimer = null;
+        this.dispatch();
+      },
+      Math.max(0, dueIn),
+    );
+    this.lingerTimer.unref();
   }
 
   private takeBatch(): Waiting<TItem, TResult>[] {
@@ -185,6 +228,7 @@ export class GroupCommit<TItem, TResult> {
     } finally {
       if (watchdog) clearTimeout(watchdog);
       this.inFlight -= 1;
+      this.inFlightItems -= batch.length;
       this.dispatch();
     }
   }

@@ -12,6 +12,13 @@ import { GroupCommit } from '../../common/group-commit';
  * Batches grow with the load (up to CAPTURE_BATCH_MAX_ITEMS), so two lanes do not cap throughput.
  */
 export const CAPTURE_POOL_SIZE = 2;
+/**
+ * While one batch commits, the other lane waits for company (GroupCommitOptions.lingerMs): until as many
+ * captures wait as that batch holds, that batch ends, or the oldest has waited this long. Without it, under
+ * load half the batches carried a single capture and held a lane for a whole commit while dozens waited;
+ * with it, 2–13 % (BENCHMARKS.md, 2026-11-27). A lone capture, with nothing committing, still goes at once.
+ */
+export const CAPTURE_BATCH_LINGER_MS = 4;
 /** Captures per batch at most. */
 export const CAPTURE_BATCH_MAX_ITEMS = 500;
 /** Body bytes per batch at most (a single larger body is written alone). */
@@ -83,6 +90,7 @@ export class CaptureWriter implements OnApplicationShutdown {
       sizeOf: (capture) => capture.body.length,
       maxWaitingItems: CAPTURE_QUEUE_MAX_ITEMS,
       maxWaitingBytes: CAPTURE_QUEUE_MAX_BYTES,
+      lingerMs: CAPTURE_BATCH_LINGER_MS,
     });
     metrics.gauge(
       'hooktrail_capture_queue',
