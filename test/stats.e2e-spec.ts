@@ -88,6 +88,24 @@ describe('endpoint statistics', () => {
       token: target.user.accessToken,
     });
 
+  /**
+   * Two connections whose backends have the same `pg_backend_pid() % 8` (the shard a writer took before
+   * stats_free_shard), opened until such a pair is found; every connection opened goes to `clients`.
+   */
+  async function sameShardConnections(clients: Client[]) {
+    const connect = async () => {
+      const client = new Client({ connectionString: sut.env.DATABASE_URL });
+      await client.connect();
+      clients.push(client);
+      const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+      return { client, shard: rows[0].pid % 8 };
+    };
+    const holder = await connect();
+    let other = await connect();
+    while (other.shard !== holder.shard) other = await connect();
+    return [holder, other];
+  }
+
   /** Bodies with "ok" get a 200 at once; the others a 503 after 30 ms (so that latencies differ). */
   const routing: Responder = (request, response) => {
     if (request.body.toString().includes('"ok"')) response.writeHead(200).end('ok');
@@ -299,17 +317,8 @@ describe('endpoint statistics', () => {
     );
     const at = new Date();
     const clients: Client[] = [];
-    const connect = async () => {
-      const client = new Client({ connectionString: sut.env.DATABASE_URL });
-      await client.connect();
-      clients.push(client);
-      const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
-      return { client, shard: rows[0].pid % 8 };
-    };
     try {
-      const holder = await connect();
-      let other = await connect();
-      while (other.shard !== holder.shard) other = await connect();
+      const [holder, other] = await sameShardConnections(clients);
       await holder.client.query('begin');
       await holder.client.query(`update events set status = 'dead_letter' where id = $1`, [first]);
       // Before, the second waited for the first's commit on the rows of their shard (pg_backend_pid() % 8).
@@ -338,6 +347,45 @@ describe('endpoint statistics', () => {
     );
     expect(attempts.rows).toHaveLength(2);
     expect(attempts.rows.every((row) => row.shard >= 0 && row.shard < 8 && row.attempts === 1)).toBe(true);
+  });
+
+  it('takes the attempts of deleted deliveries back out in a shard that no other transaction holds', async () => {
+    const own = await createEndpoint(sut.url, fixture.user);
+    const ownId = await addDestination(sut.url, own, destination.url);
+    await capture(own, '{"kind":"ok"}');
+    const delivered = await eventually(
+      async () =>
+        (
+          await db.query<{ id: string; at: string }>(
+            `select id, attempts -> 0 ->> 'at' as at from deliveries where destination_id = $1 and status = 'delivered'`,
+            [ownId],
+          )
+        ).rows,
+      (rows) => rows.length === 1,
+      15_000,
+    );
+    const clients: Client[] = [];
+    try {
+      const [holder, other] = await sameShardConnections(clients);
+      // A worker's batch holding the rows of its shard, for the same buckets, until it ends.
+      await holder.client.query('begin');
+      await addAttemptStats(sqlOf(holder.client), [
+        { destinationId: ownId, at: new Date(delivered[0].at), durationMs: 5, responseCode: 200 },
+      ]);
+      // Retention deleting the delivery: before, its trigger wrote the same shard and waited for the holder.
+      await other.client.query('begin');
+      await other.client.query(`set local statement_timeout = '2s'`);
+      await other.client.query('delete from deliveries where id = $1', [delivered[0].id]);
+      await other.client.query('commit');
+      await holder.client.query('rollback');
+    } finally {
+      for (const client of clients) await client.end();
+    }
+    const { rows } = await db.query<{ attempts: number }>(
+      `select coalesce(sum(attempts), 0)::int as attempts from destination_attempt_stats where destination_id = $1 and span = 'day'`,
+      [ownId],
+    );
+    expect(rows[0].attempts).toBe(0);
   });
 
   it('adds the events of every statement through one plpgsql function, whose plan each connection keeps', async () => {

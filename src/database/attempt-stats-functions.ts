@@ -5,7 +5,7 @@
  * also added the entries an update appended. Shared by the migration that made it and the one that moved
  * the adding to the delivery worker (Migration20261128000000_attempt_stats_from_the_worker).
  */
-const attemptDeltas = (rows: string) => `
+const attemptDeltas = (rows: string, shard: string) => `
       with attempts as (${rows}),
       cells as (
         select a.destination_id, spans.span, date_trunc(spans.span, a.at, 'UTC') as bucket_start,
@@ -15,7 +15,7 @@ const attemptDeltas = (rows: string) => `
         group by 1, 2, 3, 4)
       insert into destination_attempt_stats as s
         (destination_id, span, bucket_start, shard, attempts, successes, latency)
-      select destination_id, span, bucket_start, pg_backend_pid() % 8, sum(attempts),
+      select destination_id, span, bucket_start, ${shard}, sum(attempts),
              coalesce(sum(successes), 0), stats_histogram_of(array_agg(cell), array_agg(attempts))
       from cells group by 1, 2, 3
       order by 1, 2, 3
@@ -27,24 +27,39 @@ const entry = (delta: string) => `
       ${delta} as delta, (e.entry ->> 'at')::timestamptz as at, (e.entry ->> 'duration_ms')::integer as duration_ms,
       (e.entry ->> 'response_code')::integer as response_code`;
 
-const deletedAttempts = attemptDeltas(`
+/** The shard a writer took before Migration20261130000000_attempt_stats_free_shard: its backend's own. */
+const ATTEMPT_SHARD_BY_WRITER = 'pg_backend_pid() % 8';
+/** A shard that no other transaction holds (`stats_free_shard`), as the delivery worker's attempts take. */
+export const FREE_ATTEMPT_SHARD = `stats_free_shard('destination_attempt_stats', 0)`;
+
+const deletedAttempts = (shard: string) =>
+  attemptDeltas(
+    `
             select o.destination_id, ${entry('-1')}
             from old_rows o cross join lateral jsonb_array_elements(o.attempts) as e(entry)
-            where exists (select 1 from destinations where destinations.id = o.destination_id)`);
+            where exists (select 1 from destinations where destinations.id = o.destination_id)`,
+    shard,
+  );
 
-const appendedAttempts = attemptDeltas(`
+const appendedAttempts = attemptDeltas(
+  `
             select n.destination_id, ${entry('1')}
             from new_rows n join old_rows o on o.id = n.id
             cross join lateral jsonb_array_elements(n.attempts) with ordinality as e(entry, position)
             where n.destination_id is not null
               and jsonb_array_length(n.attempts) > jsonb_array_length(o.attempts)
-              and e.position > jsonb_array_length(o.attempts)`);
+              and e.position > jsonb_array_length(o.attempts)`,
+  ATTEMPT_SHARD_BY_WRITER,
+);
 
-/** The function; `onUpdate`: it also adds what updates appended (its first version). */
-export const attemptStatsApplySql = (onUpdate: boolean): string =>
+/**
+ * The function; `onUpdate`: it also adds what updates appended (its first version); `shard`: the shard
+ * deletes write (the backend's own before Migration20261130000000_attempt_stats_free_shard).
+ */
+export const attemptStatsApplySql = (onUpdate: boolean, shard = ATTEMPT_SHARD_BY_WRITER): string =>
   `create or replace function "destination_attempt_stats_apply"() returns trigger language plpgsql as $$
       begin
-        ${onUpdate ? `if tg_op = 'UPDATE' then ${appendedAttempts}; else ${deletedAttempts}; end if;` : `${deletedAttempts};`}
+        ${onUpdate ? `if tg_op = 'UPDATE' then ${appendedAttempts}; else ${deletedAttempts(shard)}; end if;` : `${deletedAttempts(shard)};`}
         return null;
       end $$;`;
 

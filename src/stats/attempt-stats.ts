@@ -1,3 +1,4 @@
+import { FREE_ATTEMPT_SHARD } from '../database/attempt-stats-functions';
 import type { Sql } from '../database/sql';
 import { LATENCY_CELLS, latencyCellOf } from './latency-histogram';
 
@@ -36,7 +37,7 @@ const ADD_SQL = `
   select destination_id, span, bucket_start, free.shard, attempts, successes, latency::integer[]
   from unnest(?::uuid[], ?::text[], ?::timestamptz[], ?::integer[], ?::integer[], ?::text[])
     as b(destination_id, span, bucket_start, attempts, successes, latency)
-  cross join (select stats_free_shard('destination_attempt_stats', 0) as shard) free
+  cross join (select ${FREE_ATTEMPT_SHARD} as shard) free
   order by 1, 2, 3
   on conflict (destination_id, span, bucket_start, shard) do update set
     attempts = s.attempts + excluded.attempts, successes = s.successes + excluded.successes,
