@@ -6,7 +6,7 @@ import { REFRESH_SQL } from '../src/events/event-status';
 import Stripe from 'stripe';
 import { api } from './support/api-client';
 import { answer, HttpsDestination, type Responder } from './support/https-destination';
-import { queryPlan } from './support/query-plan';
+import { queryPlan } from './support/knex-sql';
 import { SmtpSink } from './support/smtp-sink';
 import { startTestApp, type TestApp } from './support/test-app';
 import {

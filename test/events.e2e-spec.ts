@@ -4,7 +4,7 @@ import { searchSql } from '../src/events/events.repository';
 import { INDEX_BATCH_SQL } from '../src/events/search/search-indexer.service';
 import { api, type ApiResponse, registerUser, type RegisteredUser } from './support/api-client';
 import { HttpsDestination } from './support/https-destination';
-import { queryPlan } from './support/query-plan';
+import { queryPlan } from './support/knex-sql';
 import { startTestApp, type TestApp } from './support/test-app';
 import { addDestination, capture as captureWebhook, createEndpoint } from './support/webhook-fixtures';
 

@@ -7,7 +7,7 @@ import { latencyCellOf, latencyOfCell } from '../src/stats/latency-histogram';
 import { api, registerUser } from './support/api-client';
 import { HttpsDestination, type Responder } from './support/https-destination';
 import { eventually } from './support/eventually';
-import { sqlOf } from './support/query-plan';
+import { sqlOf } from './support/knex-sql';
 import { startTestApp, type TestApp } from './support/test-app';
 import { addDestination, capture, createEndpoint, type EndpointFixture } from './support/webhook-fixtures';
 

@@ -1,3 +1,5 @@
+// Statements written with knex's `?` placeholders, run on a plain pg connection: their plans, and the
+// repositories' functions on a connection a test chooses.
 import type { Client } from 'pg';
 import type { Sql } from '../../src/database/sql';
 
