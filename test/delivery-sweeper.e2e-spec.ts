@@ -16,10 +16,11 @@ import { deleteRedisKeys } from './support/test-app';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /**
- * The sweeper's look into Redis, against a real Bull queue of the test's own (jobs stay where the test put
- * them): PostgreSQL's side, which deliveries are overdue, is given by the test.
+ * The producer's dispatch jobs and the sweeper's look into Redis, against a real Bull queue of the test's
+ * own (jobs stay where the test put them): PostgreSQL's side, which deliveries are overdue, is given by the
+ * test.
  */
-describe('delivery sweeper: which overdue deliveries lost their job', () => {
+describe('delivery queue and sweeper: dispatch jobs, and which overdue deliveries lost their job', () => {
   const prefix = `hooktrail_test_${randomUUID().slice(0, 8)}`;
   let queue: Queue<DeliveryJob | DispatchJob>;
   let producer: DeliveryQueue;
@@ -48,6 +49,22 @@ describe('delivery sweeper: which overdue deliveries lost their job', () => {
 
   afterEach(() => queue.close());
   afterAll(() => deleteRedisKeys(REDIS_URL, prefix));
+
+  it('merges the dispatches that arrive while one is written into one job', async () => {
+    const [first, second, third] = Array.from({ length: 3 }, () => [randomUUID(), randomUUID()]);
+
+    // The first is written at once; the others wait for it, then go together.
+    await Promise.all([producer.dispatch(first), producer.dispatch(second), producer.dispatch(third)]);
+
+    const jobs = await queue.getJobs(['waiting']);
+    expect(jobs.map((job) => (job.data as DispatchJob).deliveryIds).sort()).toEqual(
+      [first, [...second, ...third]].sort(),
+    );
+    expect(await producer.dispatchesOf([...first, ...second, ...third])).toEqual([
+      ...first.map(() => `dispatch:${first[0]}`),
+      ...[...second, ...third].map(() => `dispatch:${second[0]}`),
+    ]);
+  });
 
   it('leaves alone a delivery waiting in a live dispatch job and in its own job; re-enqueues the rest', async () => {
     const [waiting, withOwnJob, neverEnqueued, dispatchGone] = Array.from({ length: 4 }, () => randomUUID());

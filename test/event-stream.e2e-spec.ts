@@ -8,6 +8,7 @@ import {
   streamKey,
 } from '../src/realtime/event-change.publisher';
 import { api } from './support/api-client';
+import { eventually } from './support/eventually';
 import { HttpsDestination } from './support/https-destination';
 import { spawnService, stopService, type ServiceProcess } from './support/service-process';
 import { SseClient } from './support/sse-client';
@@ -262,6 +263,49 @@ describe('event stream (SSE)', () => {
     } finally {
       redis.disconnect();
       subscriber.disconnect();
+    }
+  });
+
+  it('writes one flush at a time: what is published meanwhile goes together in the next', async () => {
+    const prefix = `${sut.env.REDIS_PREFIX}:publisher-merge`;
+    const redis = new Redis(sut.env.REDIS_URL);
+    try {
+      await redis.ping();
+      // The first flush's write is held until the test lets it go.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const pipeline = redis.pipeline.bind(redis);
+      redis.pipeline = () => {
+        const writing = pipeline();
+        const exec = writing.exec.bind(writing);
+        writing.exec = () => held.then(() => exec());
+        return writing;
+      };
+      const publisher = new EventChangePublisher(redis, {
+        get: () => prefix,
+      } as unknown as ConfigService<never, true>);
+      const change = (id: string): EventChange => ({
+        type: 'event.created',
+        endpointId: 'endpoint-a',
+        event: { id, endpoint_id: 'endpoint-a', status: 'received' },
+      });
+      const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+      publisher.publish([change('a1')]);
+      await turn();
+      publisher.publish([change('a2')]);
+      await turn();
+      publisher.publish([change('a3')]);
+      await turn();
+      release();
+
+      const entries = async () =>
+        (await redis.xrange(streamKey(prefix, 'endpoint-a'), '-', '+')).map(([, fields]) =>
+          JSON.parse(fields[1]).map((published: EventChange) => published.event.id),
+        );
+      expect(await eventually(entries, (ids) => ids.flat().length === 3)).toEqual([['a1'], ['a2', 'a3']]);
+    } finally {
+      redis.disconnect();
     }
   });
 });

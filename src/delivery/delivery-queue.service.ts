@@ -1,7 +1,8 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { Queue } from 'bull';
+import type { JobOptions, Queue } from 'bull';
+import { GroupCommit } from '../common/group-commit';
 import type { Environment } from '../config/environment';
 import {
   DELIVERY_QUEUE,
@@ -24,6 +25,18 @@ export interface QueuedDelivery {
 }
 
 /**
+ * New deliveries merged into one write to Redis at most, while another is being written: a busy capture
+ * URL commits a few hundred batches a second, and one write for several of them pays the round trips and
+ * Bull's client-side work once (BENCHMARKS.md, 2026-11-27).
+ */
+const DISPATCH_MERGE_MAX_IDS = 10 * DISPATCH_SIZE;
+/**
+ * New deliveries allowed to wait for that write. Past it (Redis slow to answer), a dispatch is refused at
+ * once and its deliveries are left to the sweeper, as when Redis is away, instead of piling up in memory.
+ */
+const DISPATCH_QUEUE_MAX_IDS = 50_000;
+
+/**
  * Producer side of the delivery queue. New deliveries go in dispatch jobs of up to DISPATCH_SIZE; a
  * delivery that needs a job of its own (a retry, a deferral, one the sweeper or a resume enqueues) gets one
  * whose job id is its delivery id. A hash in Redis maps each delivery of a pending dispatch job to that
@@ -33,6 +46,19 @@ export interface QueuedDelivery {
 export class DeliveryQueue {
   private readonly retryDelaysMs: number[];
   private readonly dispatchesKey: string;
+  private readonly dispatches = new GroupCommit<readonly string[], void>(
+    async (batches) => {
+      await this.write(batches.flat());
+      return batches.map(() => undefined);
+    },
+    {
+      maxInFlight: 1,
+      maxBatchItems: DISPATCH_MERGE_MAX_IDS,
+      maxBatchBytes: DISPATCH_MERGE_MAX_IDS,
+      sizeOf: (deliveryIds) => deliveryIds.length,
+      maxWaitingBytes: DISPATCH_QUEUE_MAX_IDS,
+    },
+  );
 
   constructor(
     @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJob | DispatchJob>,
@@ -66,28 +92,35 @@ export class DeliveryQueue {
   }
 
   /**
-   * Dispatches new deliveries (never attempted): dispatch jobs of up to DISPATCH_SIZE, in two round trips
-   * (the map first, so that a delivery is never in a job the sweeper cannot see). Fails at once while
-   * Redis is away, as `enqueue` does.
+   * Dispatches new deliveries (never attempted), resolving once their jobs are in Redis. While an earlier
+   * dispatch is being written, the deliveries wait and go with the others that arrive meanwhile, in one
+   * write. Fails at once while Redis is away, or when too many wait (GroupCommitFullError), as `enqueue`
+   * does.
    */
   async dispatch(deliveryIds: readonly string[]): Promise<void> {
     if (deliveryIds.length === 0) return;
     this.assertReady();
-    const chunks: string[][] = [];
-    for (let at = 0; at < deliveryIds.length; at += DISPATCH_SIZE)
-      chunks.push(deliveryIds.slice(at, at + DISPATCH_SIZE));
-    const jobIdOf = (chunk: string[]) => dispatchJobOptions(chunk).jobId as string;
+    await this.dispatches.submit(deliveryIds);
+  }
+
+  /**
+   * Dispatch jobs of up to DISPATCH_SIZE, in two round trips (the map first, so that a delivery is never in
+   * a job the sweeper cannot see). A single job is added without Bull's MULTI, which costs more on the
+   * client than the job itself.
+   */
+  private async write(deliveryIds: readonly string[]): Promise<void> {
+    this.assertReady();
+    const jobs: { name: string; data: DispatchJob; opts: JobOptions }[] = [];
+    for (let at = 0; at < deliveryIds.length; at += DISPATCH_SIZE) {
+      const chunk = deliveryIds.slice(at, at + DISPATCH_SIZE);
+      jobs.push({ name: DISPATCH_JOB, data: { deliveryIds: chunk }, opts: dispatchJobOptions(chunk) });
+    }
     await this.queue.client.hset(
       this.dispatchesKey,
-      Object.fromEntries(chunks.flatMap((chunk) => chunk.map((id) => [id, jobIdOf(chunk)]))),
+      Object.fromEntries(jobs.flatMap(({ data, opts }) => data.deliveryIds.map((id) => [id, opts.jobId]))),
     );
-    await this.queue.addBulk(
-      chunks.map((chunk) => ({
-        name: DISPATCH_JOB,
-        data: { deliveryIds: chunk },
-        opts: dispatchJobOptions(chunk),
-      })),
-    );
+    if (jobs.length === 1) await this.queue.add(jobs[0].name, jobs[0].data, jobs[0].opts);
+    else await this.queue.addBulk(jobs);
   }
 
   /**

@@ -38,11 +38,11 @@ export const CHANGES_FIELD = 'changes';
 
 /**
  * Publishes event changes for the real-time dashboard through Redis, so that every API process sees
- * what any process captured or delivered. The changes queued in one turn of the event loop go to Redis in
- * one round trip: one stream entry per endpoint holding all of that endpoint's changes, in order (kept
- * STREAM_HISTORY_MS, for Last-Event-ID resume), and one message on one pub/sub channel saying which entry
- * each endpoint gained (ChangedRange). One XADD per endpoint and flush, not per change: a busy capture URL
- * or a drain pays Redis per batch.
+ * what any process captured or delivered. The changes queued in one turn of the event loop, or while the
+ * previous flush was being written, go to Redis together: one stream entry per endpoint holding all of that
+ * endpoint's changes, in order (kept STREAM_HISTORY_MS, for Last-Event-ID resume), and one message on one
+ * pub/sub channel saying which entry each endpoint gained (ChangedRange). One XADD per endpoint and flush,
+ * not per change, and one flush at a time: a busy capture URL or a drain pays Redis per batch, or less.
  * Best effort: a Redis outage never fails a capture or a delivery.
  */
 @Injectable()
@@ -50,6 +50,8 @@ export class EventChangePublisher {
   private readonly logger = new Logger(EventChangePublisher.name);
   private readonly prefix: string;
   private pending = new Map<string, EventChange[]>();
+  /** A flush is being written; what is queued meanwhile goes when it ends. */
+  private flushing = false;
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
@@ -58,10 +60,13 @@ export class EventChangePublisher {
     this.prefix = config.get('REDIS_PREFIX', { infer: true });
   }
 
-  /** Queues changes; everything queued in one turn of the event loop goes to Redis in one round trip. */
+  /**
+   * Queues changes; everything queued in one turn of the event loop, or while the previous flush is being
+   * written, goes to Redis in the next flush.
+   */
   publish(changes: EventChange[]): void {
     if (changes.length === 0 || this.redis.status !== 'ready') return;
-    if (this.pending.size === 0) setImmediate(() => this.flush());
+    if (this.pending.size === 0 && !this.flushing) setImmediate(() => this.flush());
     for (const change of changes) {
       const queued = this.pending.get(change.endpointId);
       if (queued) queued.push(change);
@@ -70,6 +75,7 @@ export class EventChangePublisher {
   }
 
   private flush(): void {
+    this.flushing = true;
     const byEndpoint = [...this.pending];
     this.pending = new Map();
     const minId = String(Date.now() - STREAM_HISTORY_MS);
@@ -93,6 +99,10 @@ export class EventChangePublisher {
         });
         if (ranges.length > 0) return this.redis.publish(changesChannel(this.prefix), JSON.stringify(ranges));
       })
-      .catch((error: Error) => this.logger.warn(`real-time publish failed: ${error.message}`));
+      .catch((error: Error) => this.logger.warn(`real-time publish failed: ${error.message}`))
+      .finally(() => {
+        this.flushing = false;
+        if (this.pending.size > 0) this.flush();
+      });
   }
 }
