@@ -66,6 +66,23 @@ describe('delivery queue and sweeper: dispatch jobs, and which overdue deliverie
     ]);
   });
 
+  it('splits a merged write of more than 100 deliveries into jobs of 100', async () => {
+    const ids = (count: number) => Array.from({ length: count }, () => randomUUID());
+    const [first, second, third] = [ids(1), ids(60), ids(70)];
+
+    // The first is written at once; the 130 that waited for it go in one write of two jobs.
+    await Promise.all([producer.dispatch(first), producer.dispatch(second), producer.dispatch(third)]);
+
+    const jobs = await queue.getJobs(['waiting']);
+    const sizes = jobs.map((job) => (job.data as DispatchJob).deliveryIds.length).sort((a, b) => a - b);
+    expect(sizes).toEqual([1, 30, 100]);
+    const merged = [...second, ...third];
+    expect(await producer.dispatchesOf(merged)).toEqual([
+      ...merged.slice(0, 100).map(() => `dispatch:${merged[0]}`),
+      ...merged.slice(100).map(() => `dispatch:${merged[100]}`),
+    ]);
+  });
+
   it('leaves alone a delivery waiting in a live dispatch job and in its own job; re-enqueues the rest', async () => {
     const [waiting, withOwnJob, neverEnqueued, dispatchGone] = Array.from({ length: 4 }, () => randomUUID());
     await producer.dispatch([waiting]);
