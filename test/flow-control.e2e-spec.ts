@@ -140,15 +140,20 @@ describe('flow control: limits held across two worker processes', () => {
       const EVENTS = 40;
       await Promise.all(Array.from({ length: EVENTS }, (_, n) => capture(fixture, `{"n":${n}}`)));
       const received = await destination.waitForRequests(EVENTS, 30_000);
-      const arrivals = received.map((request) => request.at);
-      const spanMs = Math.max(...arrivals) - Math.min(...arrivals);
+      const arrivals = received.map((request) => request.at).sort((a, b) => a - b);
+      const spanMs = arrivals.at(-1)! - arrivals[0];
+      const innerSpanMs = arrivals[EVENTS - 6] - arrivals[5];
       console.log(
-        `rate_limit 10/s: ${EVENTS} arrived over ${spanMs} ms, at most ${mostInWindow(arrivals, 1000)} in any second`,
+        `rate_limit 10/s: ${EVENTS} arrived over ${spanMs} ms (the 6th to the ${EVENTS - 5}th over ${innerSpanMs} ms), ` +
+          `at most ${mostInWindow(arrivals, 1000)} in any second`,
       );
-      // 40 slots 100 ms apart: 3.9 s from the first to the last. A second holds 10 slots; a delivery whose
-      // deferred job comes back late (Bull's delay timer, a busy worker) still goes in its slot's turn, so
-      // two may arrive closer than 100 ms apart: the long-run rate is exact, a second may see one or two more.
-      expect(spanMs).toBeGreaterThanOrEqual(3_900 * 0.95);
+      // 40 slots 100 ms apart. The rate is measured between the 6th and the 35th arrival (29 slots, 2.9 s):
+      // the first may arrive late by a cold TLS handshake in each worker, which shortens the whole span
+      // without any slot being early (one CI run saw 3,674 ms from the first to the last). A second holds
+      // 10 slots; a delivery whose deferred job comes back late (Bull's delay timer, a busy worker) still
+      // goes in its slot's turn, so two may arrive closer than 100 ms apart: the long-run rate is exact, a
+      // second may see one or two more.
+      expect(innerSpanMs).toBeGreaterThanOrEqual(2_900 * 0.95);
       expect(mostInWindow(arrivals, 1000)).toBeLessThanOrEqual(12);
     } finally {
       await destination.close();
