@@ -83,6 +83,54 @@ function arrivalLatencies(results: CaptureResult[], destination: HttpsDestinatio
     .sort((a, b) => a - b);
 }
 
+/**
+ * Where the `count` slowest captures of `results` to reach `destination` spent their time, in ms after the
+ * capture was sent: when it was stored, when the worker started its first attempt, how long that attempt
+ * took, and when it arrived. It says, when the latency is high, whether the capture, the queue, the send or
+ * the test's own server was late.
+ */
+async function slowestSplits(
+  databaseUrl: string,
+  results: CaptureResult[],
+  destination: HttpsDestination,
+  count: number,
+): Promise<string> {
+  const arrivals = new Map(destination.received.map((request) => [request.body.toString(), request.at]));
+  const slowest = results
+    .map((result, n) => ({ result, n, latency: (arrivals.get(`{"n":${n}}`) ?? Infinity) - result.sentAt }))
+    .filter(({ result }) => result.id !== undefined)
+    .sort((a, b) => b.latency - a.latency)
+    .slice(0, count);
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{
+      id: string;
+      stored: Date;
+      started: string | null;
+      took: number | null;
+    }>(
+      `select e.id, e.received_at as stored, d.attempts->0->>'at' as started,
+              (d.attempts->0->>'duration_ms')::int as took
+         from events e join deliveries d on d.event_id = e.id where e.id = any($1::uuid[])`,
+      [slowest.map(({ result }) => result.id)],
+    );
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return slowest
+      .map(({ result, n, latency }) => {
+        const row = byId.get(result.id!);
+        const after = (at: number) => Math.round(at - result.sentAt);
+        const started = row?.started
+          ? `attempt +${after(Date.parse(row.started))} (${row.took} ms)`
+          : 'no attempt';
+        return `#${n} ${latency} ms: stored +${row ? after(row.stored.getTime()) : '?'}, ${started}`;
+      })
+      .join('; ');
+  } finally {
+    await client.end();
+  }
+}
+
 /** The most attempts that were in flight at once, from the worker's own record of each (start, duration). */
 function mostInFlight(rows: AttemptRow[]): number {
   const edges = rows
@@ -168,7 +216,8 @@ describe('reliability: destinations that hang, drip, or answer 50 MB', () => {
           `${timedOut.length} timed-out attempts took ${Math.min(...durations)}–${Math.max(...durations)} ms; ` +
           `50 MB answers took ${Math.max(...bigAttempts.map((attempt) => attempt.duration_ms))} ms at most; ` +
           `healthy destination: ${healthy.received.length - 1} of ${flowed.length} delivered, capture → arrival ` +
-          `p50 ${latencies[Math.floor(latencies.length / 2)]} ms, p99 ${latencies[Math.floor(latencies.length * 0.99)]} ms, max ${latencies.at(-1)} ms`,
+          `p50 ${latencies[Math.floor(latencies.length / 2)]} ms, p99 ${latencies[Math.floor(latencies.length * 0.99)]} ms, max ${latencies.at(-1)} ms; ` +
+          `the slowest: ${await slowestSplits(sut.env.DATABASE_URL, flowed, healthy, 3)}`,
       );
 
       // Every attempt at a hanging or dripping destination ended at the time-out, five attempts each.
