@@ -168,6 +168,7 @@ describe('flow control: limits held across two worker processes', () => {
       const received = await destination.waitForRequests(EVENTS, 30_000);
       const arrivals = received.map((request) => request.at).sort((a, b) => a - b);
       const starts = await attemptStarts(sut.env.DATABASE_URL, destinationId, EVENTS);
+      expect(starts).toHaveLength(EVENTS);
       const lateness = starts.map((at, k) => at - (starts[0] + k * 100));
       console.log(
         `rate_limit 10/s: ${EVENTS} attempts started over ${starts.at(-1)! - starts[0]} ms, at most ` +

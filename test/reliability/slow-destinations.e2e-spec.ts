@@ -84,10 +84,10 @@ function arrivalLatencies(results: CaptureResult[], destination: HttpsDestinatio
 }
 
 /**
- * Where the `count` slowest captures of `results` to reach `destination` spent their time, in ms after the
- * capture was sent: when it was stored, when the worker started its first attempt, how long that attempt
- * took, and when it arrived. It says, when the latency is high, whether the capture, the queue, the send or
- * the test's own server was late.
+ * Where the `count` slowest captures of `results` to reach `destination` spent their time: each one's
+ * capture → arrival, then, in ms after the capture was sent, when it was stored and when the worker started
+ * its first attempt (with that attempt's duration). When the latency is high, it says whether the capture,
+ * the queue, the send or the test's own server was late.
  */
 async function slowestSplits(
   databaseUrl: string,
@@ -188,11 +188,12 @@ describe('reliability: destinations that hang, drip, or answer 50 MB', () => {
       );
       // The healthy flow starts once every first attempt at a bad destination has arrived there: it runs
       // while the stuck ones hold their slots and time out, not during the CPU burst of opening 60 TLS
-      // connections and streaming 50 MB answers, which says nothing of time-outs (on a slow CI machine it
-      // held the first healthy captures up to 2.7 s).
+      // connections and streaming 50 MB answers, which says nothing of time-outs (on one core it held the
+      // first healthy captures up to 1.1 s).
       await Promise.all(bad.map((destination) => destination.waitForRequests(EVENTS)));
       const flowed = await captureAtRate(flowing.captureUrl, { ratePerS: 20, total: 240 });
-      // The healthy flow's last captures may still be on their way when the troubled ones are done.
+      // The healthy flow's last captures may still be on their way when the troubled ones are done (the
+      // warm-up capture is one more request).
       await waitFor(async () => {
         const counts = await deliveryStatusCounts(sut!.env.DATABASE_URL, troubledIds);
         return (
