@@ -9,6 +9,7 @@ import { InputValidationPipe } from './common/pipes/input-validation.pipe';
 import type { Environment } from './config/environment';
 import { prepareDatabase } from './database/database-bootstrap';
 import { CaptureEdge } from './events/capture/capture-route';
+import { CaptureRepository } from './events/capture/capture.repository';
 import { CaptureService } from './events/capture/capture.service';
 import { Metrics } from './metrics/metrics.service';
 import { serveDashboard } from './dashboard';
@@ -63,8 +64,10 @@ export async function createApp(
   app.useLogger(app.get(Logger));
   closeConnectionsWhenClosing(app);
   // The capture URL is answered before Fastify (so without helmet's browser-only headers too).
-  if (env.APP_ROLE !== 'worker')
+  if (env.APP_ROLE !== 'worker') {
     captureEdge.serve(app.getHttpAdapter().getInstance(), app.get(CaptureService), app.get(Metrics), env);
+    await app.get(CaptureRepository).open();
+  }
   await app.register(helmet, {
     contentSecurityPolicy: {
       directives: {

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { Client } from 'pg';
+import { CAPTURE_POOL_SIZE } from '../src/events/capture/capture-writer';
 import { api, registerUser, type RegisteredUser } from './support/api-client';
 import { send } from './support/raw-http';
 import { POSTGRES_URL, startTestApp, type TestApp } from './support/test-app';
@@ -58,6 +59,18 @@ describe('capture URL', () => {
   afterAll(async () => {
     await db.end();
     await sut.close();
+  });
+
+  it('opens its capture connections at start-up, before the first capture', async () => {
+    const captureConnections = async () =>
+      (
+        await db.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity
+           where datname = current_database() and application_name = 'hooktrail-capture'`,
+        )
+      ).rows[0].n;
+    expect(await countEvents()).toBe(0);
+    expect(await captureConnections()).toBe(CAPTURE_POOL_SIZE);
   });
 
   it.each(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])(
