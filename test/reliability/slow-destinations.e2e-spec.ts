@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pipeline, Readable } from 'node:stream';
-import { Client } from 'pg';
+import { Client, type QueryResultRow } from 'pg';
 import { HttpsDestination, type Responder } from '../support/https-destination';
 import {
   type ServiceProcess,
@@ -61,25 +61,43 @@ interface AttemptRow {
   }[];
 }
 
-async function deliveryRows(databaseUrl: string, eventIds: string[]): Promise<AttemptRow[]> {
+/** Runs one query on a connection of its own. */
+async function queryOnce<Row extends QueryResultRow>(
+  databaseUrl: string,
+  text: string,
+  values: unknown[],
+): Promise<Row[]> {
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<AttemptRow>(
-      'select destination_url, status, attempts from deliveries where event_id = any($1::uuid[])',
-      [eventIds],
-    );
-    return rows;
+    return (await client.query<Row>(text, values)).rows;
   } finally {
     await client.end();
   }
 }
 
-/** Capture → arrival at `destination` of each capture (their bodies are `{"n":<index>}`), sorted, in ms. */
-function arrivalLatencies(results: CaptureResult[], destination: HttpsDestination): number[] {
+function deliveryRows(databaseUrl: string, eventIds: string[]): Promise<AttemptRow[]> {
+  return queryOnce<AttemptRow>(
+    databaseUrl,
+    'select destination_url, status, attempts from deliveries where event_id = any($1::uuid[])',
+    [eventIds],
+  );
+}
+
+/** Each capture's capture → arrival at `destination` in ms (their bodies are `{"n":<index>}`; Infinity: none). */
+function latenciesOf(results: CaptureResult[], destination: HttpsDestination) {
   const arrivals = new Map(destination.received.map((request) => [request.body.toString(), request.at]));
-  return results
-    .map((result, n) => (arrivals.get(`{"n":${n}}`) ?? Infinity) - result.sentAt)
+  return results.map((result, n) => ({
+    result,
+    n,
+    latency: (arrivals.get(`{"n":${n}}`) ?? Infinity) - result.sentAt,
+  }));
+}
+
+/** The captures' latencies to `destination`, sorted. */
+function arrivalLatencies(results: CaptureResult[], destination: HttpsDestination): number[] {
+  return latenciesOf(results, destination)
+    .map(({ latency }) => latency)
     .sort((a, b) => a - b);
 }
 
@@ -95,40 +113,28 @@ async function slowestSplits(
   destination: HttpsDestination,
   count: number,
 ): Promise<string> {
-  const arrivals = new Map(destination.received.map((request) => [request.body.toString(), request.at]));
-  const slowest = results
-    .map((result, n) => ({ result, n, latency: (arrivals.get(`{"n":${n}}`) ?? Infinity) - result.sentAt }))
+  const slowest = latenciesOf(results, destination)
     .filter(({ result }) => result.id !== undefined)
     .sort((a, b) => b.latency - a.latency)
     .slice(0, count);
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{
-      id: string;
-      stored: Date;
-      started: string | null;
-      took: number | null;
-    }>(
-      `select e.id, e.received_at as stored, d.attempts->0->>'at' as started,
-              (d.attempts->0->>'duration_ms')::int as took
-         from events e join deliveries d on d.event_id = e.id where e.id = any($1::uuid[])`,
-      [slowest.map(({ result }) => result.id)],
-    );
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    return slowest
-      .map(({ result, n, latency }) => {
-        const row = byId.get(result.id!);
-        const after = (at: number) => Math.round(at - result.sentAt);
-        const started = row?.started
-          ? `attempt +${after(Date.parse(row.started))} (${row.took} ms)`
-          : 'no attempt';
-        return `#${n} ${latency} ms: stored +${row ? after(row.stored.getTime()) : '?'}, ${started}`;
-      })
-      .join('; ');
-  } finally {
-    await client.end();
-  }
+  const rows = await queryOnce<{ id: string; stored: Date; started: string | null; took: number | null }>(
+    databaseUrl,
+    `select e.id, e.received_at as stored, d.attempts->0->>'at' as started,
+            (d.attempts->0->>'duration_ms')::int as took
+       from events e join deliveries d on d.event_id = e.id where e.id = any($1::uuid[])`,
+    [slowest.map(({ result }) => result.id)],
+  );
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return slowest
+    .map(({ result, n, latency }) => {
+      const row = byId.get(result.id!);
+      const after = (at: number) => Math.round(at - result.sentAt);
+      const started = row?.started
+        ? `attempt +${after(Date.parse(row.started))} (${row.took} ms)`
+        : 'no attempt';
+      return `#${n} ${latency} ms: stored +${row ? after(row.stored.getTime()) : '?'}, ${started}`;
+    })
+    .join('; ');
 }
 
 /** The most attempts that were in flight at once, from the worker's own record of each (start, duration). */
