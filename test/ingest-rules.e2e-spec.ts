@@ -325,6 +325,15 @@ describe('ingest rules', () => {
   });
 
   describe('destination filters', () => {
+    async function addFilteredDestination(fixture: EndpointFixture, url: string, filter: object) {
+      const created = await api(sut.url, 'POST', `/api/endpoints/${fixture.endpointId}/destinations`, {
+        token: fixture.user.accessToken,
+        body: { url, filter },
+      });
+      expect(created.status).toBe(201);
+      return created.body.destination.id as string;
+    }
+
     it('gives a destination only the events its filter matches, decided at capture', async () => {
       const fixture = await createEndpoint(sut.url, owner);
       const everything = await addDestination(sut.url, fixture, `${sink.url}/all`);
@@ -460,6 +469,61 @@ describe('ingest rules', () => {
       const after = await post(fixture, '{"kind":"b"}');
 
       expect([await deliveries(before), await deliveries(after)]).toEqual([1, 0]);
+    });
+
+    it('a filtered destination switched back on applies its filter to the next capture', async () => {
+      const fixture = await createEndpoint(sut.url, owner);
+      const id = await addFilteredDestination(fixture, `${sink.url}/switched`, { body: { kind: 'a' } });
+      const setActive = (isActive: boolean) =>
+        api(sut.url, 'PATCH', `/api/endpoints/${fixture.endpointId}/destinations/${id}`, {
+          token: fixture.user.accessToken,
+          body: { is_active: isActive },
+        });
+      await setActive(false);
+      // Judged without the filter of the inactive destination (the rules this process now holds).
+      expect((await post(fixture, '{"kind":"b"}')).status).toBe(200);
+
+      await setActive(true);
+      const skipped = await post(fixture, '{"kind":"b"}');
+      const matched = await post(fixture, '{"kind":"a"}');
+
+      const deliveries = await db.query<{ event_id: string }>(
+        'select event_id from deliveries where destination_id = $1',
+        [id],
+      );
+      expect(deliveries.rows.map((row) => row.event_id)).toEqual([matched.json.id]);
+      expect(skipped.status).toBe(200);
+    });
+
+    it("moves the endpoint's rules version only when what a capture is judged by changes", async () => {
+      const fixture = await createEndpoint(sut.url, owner);
+      const version = async () =>
+        (
+          await db.query<{ rules_version: number }>('select rules_version from endpoints where id = $1', [
+            fixture.endpointId,
+          ])
+        ).rows[0].rules_version;
+      const patch = (path: string, body: Record<string, unknown>) =>
+        api(sut.url, 'PATCH', `/api/endpoints/${fixture.endpointId}${path}`, {
+          token: fixture.user.accessToken,
+          body,
+        });
+
+      const plain = await addDestination(sut.url, fixture, `${sink.url}/plain`);
+      await patch(`/destinations/${plain}`, { is_active: false });
+      await patch('', { name: 'Renamed' });
+      await patch('', { is_active: false });
+      await patch('', { is_active: true });
+      // Still judged as an endpoint that never had rules: its first capture in a process commits once.
+      expect(await version()).toBe(0);
+
+      const filtered = await addFilteredDestination(fixture, `${sink.url}/filtered`, { method: 'POST' });
+      expect(await version()).toBe(1);
+      await patch(`/destinations/${filtered}`, { filter: { method: 'POST' } });
+      await patch(`/destinations/${filtered}`, { is_active: false });
+      expect(await version()).toBe(2);
+      await patch('', { dedup: { key: 'header:x-id' } });
+      expect(await version()).toBe(3);
     });
 
     it.each([
