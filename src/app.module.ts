@@ -50,7 +50,8 @@ export type WorkerPlacement = 'here' | 'thread' | 'none';
  * every turn of the HTTP loop long, and Node accepts one new connection per turn, so the capture URL would
  * stop taking connections exactly when it is busiest (README, "When the box is saturated"). `onMainLoop`
  * keeps them on the main loop instead: for a service hosted inside another program (the e2e tests run it
- * inside Jest, whose compiled sources a thread cannot load).
+ * inside Jest, on the event loop the tests drive; the tests that start the build as a process of its own
+ * run the thread).
  */
 export function workerPlacement(role: AppRole, onMainLoop = false): WorkerPlacement {
   if (role === 'api') return 'none';

@@ -73,8 +73,8 @@ export async function removeIsolated(
 
 /**
  * Starts the whole service in this process on a free port, with its own database and Redis prefix. Its
- * queue processors (APP_ROLE=all) run on this process's event loop: a worker thread could not load the
- * sources Jest compiles. The reliability tests start the production build instead (startServiceProcess).
+ * queue processors (APP_ROLE=all) run on this process's event loop (workerPlacement), not on a thread.
+ * The reliability tests start the production build as a process instead (startServiceProcess).
  */
 export async function startTestApp(overrides: Record<string, string> = {}): Promise<TestApp> {
   const env = loadEnvironment(isolatedEnvironment(overrides));
