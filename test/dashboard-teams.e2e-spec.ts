@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { Client } from 'pg';
 import { api, registerUser, type RegisteredUser, uniqueEmail } from './support/api-client';
@@ -8,6 +6,7 @@ import {
   horizontalOverflow,
   launchChromium,
   type PageWatch,
+  screenshot,
   storySteps,
   watchPage,
 } from './support/browser';
@@ -23,11 +22,10 @@ import { startTestApp, type TestApp } from './support/test-app';
  * endpoint without one button that changes it. The owner makes the viewer a member: after a reload the
  * buttons are there, and the new member renames the endpoint. The owner's audit log lists the team's
  * writes with their actors, secrets redacted. The steps run in order; once one fails, the later ones fail
- * at once naming it. It writes the README's screenshots docs/dashboard-teams.png and
- * docs/dashboard-audit.png.
+ * at once naming it. It takes the README's screenshots, which `npm run screenshots` writes:
+ * docs/dashboard-teams.png and docs/dashboard-audit.png.
  */
 
-const DOCS = join(__dirname, '..', 'docs');
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 /** What registerUser (test/support/api-client.ts) signs up with. */
@@ -402,7 +400,7 @@ describe('dashboard: teams, roles and the audit log in headless Chromium', () =>
     await page.getByLabel('Role', { exact: true }).selectOption('admin');
     await byTestId(page, 'send-invitation').click();
     await page.locator('[data-testid="invitation-row"]', { hasText: 'grace.admin@example.com' }).waitFor();
-    await screenshot(page, 'dashboard-teams.png', 'section[aria-labelledby="members-heading"]');
+    await scrolledScreenshot(page, 'dashboard-teams.png', 'section[aria-labelledby="members-heading"]');
   });
 
   step(
@@ -446,7 +444,7 @@ describe('dashboard: teams, roles and the audit log in headless Chromium', () =>
       const changes = (await byTestId(destination, 'audit-changes').textContent()) ?? '';
       expect(changes).toContain('"secret": "[redacted]"');
       expect(changes).not.toContain(DESTINATION_SECRET);
-      await screenshot(page, 'dashboard-audit.png', 'form[aria-label="Filter the audit log"]');
+      await scrolledScreenshot(page, 'dashboard-audit.png', 'form[aria-label="Filter the audit log"]');
 
       // Narrowed to the endpoint: its writes only.
       await page.getByLabel('Endpoint', { exact: true }).selectOption(flow.endpointId);
@@ -479,11 +477,11 @@ describe('dashboard: teams, roles and the audit log in headless Chromium', () =>
     expect(owner.watch.consoleErrors).toEqual([expect.stringContaining('403')]);
   });
 
-  /** A 1280×800 screenshot into docs/, the page scrolled so that `selector` starts at the top of the viewport. */
-  async function screenshot(page: Page, name: string, selector: string): Promise<void> {
-    mkdirSync(DOCS, { recursive: true });
-    // A string, not a function: the test's TypeScript has no DOM types.
-    const scrolled = await page.evaluate<boolean>(
+  /** A 1280×800 screenshot, the page scrolled so that `selector` starts at the top of the viewport. */
+  async function scrolledScreenshot(page: Page, name: string, selector: string): Promise<void> {
+    await screenshot(
+      page,
+      name,
       `((selector) => {
         const element = document.querySelector(selector);
         if (!element) return false;
@@ -491,7 +489,5 @@ describe('dashboard: teams, roles and the audit log in headless Chromium', () =>
         return true;
       })(${JSON.stringify(selector)})`,
     );
-    expect(scrolled).toBe(true);
-    await page.screenshot({ path: join(DOCS, name), fullPage: false, animations: 'disabled', caret: 'hide' });
   }
 });

@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
@@ -9,6 +7,7 @@ import {
   launchChromium,
   type PageWatch,
   reloadMarker,
+  screenshot,
   setReloadMarker,
   storySteps,
   watchPage,
@@ -23,11 +22,10 @@ import { startTestApp, type TestApp } from './support/test-app';
  * signatures and filter a destination on a second endpoint, create and revoke an API key, follow and
  * acknowledge the issue a failing destination opens, read the statistics charts, add, test and delete a
  * notification channel, log out. The steps share one browser page and run in order; once a step fails,
- * the later ones fail at once naming it. It also writes the README's screenshots: docs/events-list.png,
- * docs/event-detail.png, docs/dashboard-issues.png and docs/dashboard-stats.png.
+ * the later ones fail at once naming it. It also takes the README's screenshots, which `npm run screenshots`
+ * writes: docs/events-list.png, docs/event-detail.png, docs/dashboard-issues.png and docs/dashboard-stats.png.
  */
 
-const DOCS = join(__dirname, '..', 'docs');
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 /** A new event must show up in the list within this, without a reload (the spec says "within a second"). */
@@ -413,7 +411,7 @@ describe('dashboard in headless Chromium', () => {
     expect(forwarded.headers[CUSTOM_HEADER]).toBe(CUSTOM_HEADER_VALUE);
 
     await page.locator('[data-testid="live-status"][data-state="open"]').waitFor();
-    await screenshot('event-detail.png', '[data-testid="delivery-row"]', 'bottom');
+    await cardScreenshot('event-detail.png', '[data-testid="delivery-row"]', 'bottom');
   });
 
   step('updates a status badge in the list live as a delivery fails', async () => {
@@ -473,7 +471,7 @@ describe('dashboard in headless Chromium', () => {
       );
       // The free plan gets no AI diagnosis: the row says where it comes with instead of offering it.
       expect(await byTestId('issue-diagnosis-upgrade', issue).textContent()).toContain('Starter plan');
-      await screenshot('dashboard-issues.png', '[data-testid="issues-list"]', 'top');
+      await cardScreenshot('dashboard-issues.png', '[data-testid="issues-list"]', 'top');
 
       const patched = page.waitForResponse(
         (response) =>
@@ -543,7 +541,7 @@ describe('dashboard in headless Chromium', () => {
     await byTestId('event-row').nth(3).waitFor();
     await page.locator('[data-testid="live-status"][data-state="open"]').waitFor();
     expect(await eventRow(flow.paidId).textContent()).toContain('invoice.paid');
-    await screenshot('events-list.png', '[data-testid="events-list"]', 'top');
+    await cardScreenshot('events-list.png', '[data-testid="events-list"]', 'top');
   });
 
   step(
@@ -600,7 +598,7 @@ describe('dashboard in headless Chromium', () => {
       expect((await chartPixels()).delivered).toBeGreaterThan(0);
       await byTestId('stats-window-24h', card).click();
       await byTestId('stats-summary', card).filter({ hasText: 'Last 24 hours' }).waitFor();
-      await screenshot('dashboard-stats.png', '[data-testid="stats-events-chart"]', 'top');
+      await cardScreenshot('dashboard-stats.png', '[data-testid="stats-events-chart"]', 'top');
       await expectNoReload(loadsBefore);
     },
   );
@@ -1066,13 +1064,13 @@ describe('dashboard in headless Chromium', () => {
   }
 
   /**
-   * A 1280×800 screenshot into docs/. The page is scrolled first so that the card (section) holding
-   * `selector` starts at the top of the viewport (`align: 'top'`) or ends at its bottom (`'bottom'`).
+   * A 1280×800 screenshot. The page is scrolled first so that the card (section) holding `selector`
+   * starts at the top of the viewport (`align: 'top'`) or ends at its bottom (`'bottom'`).
    */
-  async function screenshot(name: string, selector: string, align: 'top' | 'bottom'): Promise<void> {
-    mkdirSync(DOCS, { recursive: true });
-    // A string, not a function: the test's TypeScript has no DOM types.
-    const scrolled = await page.evaluate<boolean>(
+  async function cardScreenshot(name: string, selector: string, align: 'top' | 'bottom'): Promise<void> {
+    await screenshot(
+      page,
+      name,
       `(({ selector, align }) => {
         const card = document.querySelector(selector)?.closest('section');
         if (!card) return false;
@@ -1082,7 +1080,5 @@ describe('dashboard in headless Chromium', () => {
         return true;
       })(${JSON.stringify({ selector, align })})`,
     );
-    expect(scrolled).toBe(true);
-    await page.screenshot({ path: join(DOCS, name), fullPage: false, animations: 'disabled', caret: 'hide' });
   }
 });

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
 /** Debian's chromium package; `.ci/run` installs it when it is missing. No browser is ever downloaded. */
@@ -98,4 +99,22 @@ export function storySteps(diagnose: (error: unknown) => unknown) {
       },
       timeoutMs,
     );
+}
+
+/**
+ * Where screenshots go: the README's images in docs/ under `npm run screenshots` (`SCREENSHOTS=docs`);
+ * otherwise nowhere, so that `npm test` leaves the tree as it found it (the picture is still taken and checked).
+ */
+const SCREENSHOT_DIR = process.env.SCREENSHOTS === 'docs' ? join(__dirname, '..', '..', 'docs') : undefined;
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/**
+ * A screenshot of the viewport, named `name`, taken after `scroll`: a browser-side expression (a string:
+ * the tests' TypeScript has no DOM types) that scrolls the page and returns whether it found its target.
+ */
+export async function screenshot(page: Page, name: string, scroll: string): Promise<void> {
+  expect(await page.evaluate<boolean>(scroll)).toBe(true);
+  const path = SCREENSHOT_DIR && join(SCREENSHOT_DIR, name);
+  const png = await page.screenshot({ path, fullPage: false, animations: 'disabled', caret: 'hide' });
+  expect(png.subarray(0, PNG_SIGNATURE.length)).toEqual(PNG_SIGNATURE);
 }
