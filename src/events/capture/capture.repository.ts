@@ -201,7 +201,6 @@ export function bodyTextOf(body: Buffer): string | null {
 export class CaptureRepository {
   private readonly logger = new Logger(CaptureRepository.name);
   private readonly pool: Pool;
-  private readonly poolSize: number;
 
   /**
    * `statementTimeoutMs` bounds both waiting for a connection and each statement in PostgreSQL: a batch
@@ -210,7 +209,6 @@ export class CaptureRepository {
    * fails is dropped, and the next batch opens another.
    */
   constructor(databaseUrl: string, options: { poolSize: number; statementTimeoutMs: number }) {
-    this.poolSize = options.poolSize;
     this.pool = new Pool({
       connectionString: databaseUrl,
       max: options.poolSize,
@@ -229,7 +227,7 @@ export class CaptureRepository {
    * first batch that needs it.
    */
   async open(): Promise<void> {
-    const opening = Array.from({ length: this.poolSize }, () => this.pool.connect());
+    const opening = Array.from({ length: this.pool.options.max }, () => this.pool.connect());
     for (const result of await Promise.allSettled(opening)) {
       if (result.status === 'fulfilled') result.value.release();
       else
