@@ -41,18 +41,22 @@ function closeConnectionsWhenClosing(app: NestFastifyApplication): void {
  * Builds the service for an environment: checks PostgreSQL and Redis (one clear line when either is
  * down), creates the database when missing, applies migrations, checks that the configured keys open the
  * stored secrets, then creates the Nest application.
- * Used by main.ts and by the e2e tests, so both run the same code; `workersOnMainLoop` is for the tests,
- * which host the service inside Jest (see workerPlacement).
+ * Used by main.ts and by the e2e tests, so both run the same code. The options are for the tests, which
+ * host the service inside Jest: `workersOnMainLoop` (see workerPlacement), and `processMetrics: false`
+ * (see PROCESS_METRICS).
  */
 export async function createApp(
   env: Environment,
-  options: { workersOnMainLoop?: boolean } = {},
+  {
+    workersOnMainLoop = false,
+    processMetrics = true,
+  }: { workersOnMainLoop?: boolean; processMetrics?: boolean } = {},
 ): Promise<NestFastifyApplication> {
   await Promise.all([prepareDatabase(env.DATABASE_URL), checkRedis(env.REDIS_URL)]);
   await checkStoredSecrets(env);
   const captureEdge = new CaptureEdge();
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.forRoot(env, workerPlacement(env.APP_ROLE, options.workersOnMainLoop)),
+    AppModule.forRoot(env, { workers: workerPlacement(env.APP_ROLE, workersOnMainLoop), processMetrics }),
     new FastifyAdapter({
       trustProxy: env.TRUST_PROXY,
       bodyLimit: API_BODY_LIMIT_BYTES,

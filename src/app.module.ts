@@ -59,14 +59,25 @@ export function workerPlacement(role: AppRole, onMainLoop = false): WorkerPlacem
   return 'thread';
 }
 
+/** How a program hosts the service. */
+export interface Hosting {
+  /** Where the queue processors run (see workerPlacement). */
+  workers: WorkerPlacement;
+  /** Whether /metrics includes Node's and the process's own metrics (see PROCESS_METRICS). */
+  processMetrics: boolean;
+}
+
 /**
  * The whole service. APP_ROLE decides what one process runs: `api` the HTTP routes, `worker` the queue
  * processors (with /health and /metrics only), `all` both; every role shares the same modules for data and
- * queues. `workers` says where the processors run (see workerPlacement).
+ * queues. `hosting` says where the processors run and whether Node's metrics are the service's to report.
  */
 @Module({})
 export class AppModule {
-  static forRoot(env: Environment, workers: WorkerPlacement = workerPlacement(env.APP_ROLE)): DynamicModule {
+  static forRoot(
+    env: Environment,
+    { workers, processMetrics }: Hosting = { workers: workerPlacement(env.APP_ROLE), processMetrics: true },
+  ): DynamicModule {
     const serveApi = env.APP_ROLE !== 'worker';
     const shared: NonNullable<ModuleMetadata['imports']> = [
       ConfigModule.forRoot({
@@ -120,7 +131,7 @@ export class AppModule {
       SecretsModule,
       RealtimePublisherModule,
       HealthModule,
-      MetricsModule,
+      MetricsModule.forRoot(processMetrics),
       UsersModule,
     ];
     const api = serveApi

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { parentPort, workerData } from 'node:worker_threads';
-import { AppModule } from './app.module';
+import { AppModule, workerPlacement } from './app.module';
 import { loadEnvironment } from './config/environment';
 import { runAsBackgroundWork } from './delivery/background-priority';
 import type { FromDeliveryThread, ToDeliveryThread } from './delivery/delivery-thread.module';
@@ -22,7 +22,11 @@ async function run(port: NonNullable<typeof parentPort>): Promise<void> {
   });
   let context;
   try {
-    context = await NestFactory.createApplicationContext(AppModule.forRoot(env), { bufferLogs: true });
+    // Node's metrics are the process's: its main thread reports them.
+    const hosting = { workers: workerPlacement(env.APP_ROLE), processMetrics: false };
+    context = await NestFactory.createApplicationContext(AppModule.forRoot(env, hosting), {
+      bufferLogs: true,
+    });
     context.useLogger(context.get(Logger));
     await context.init();
   } catch (error) {

@@ -38,10 +38,14 @@ export function setupOpenApi(app: INestApplication): void {
  */
 export async function previewOpenApiDocument(): Promise<OpenAPIObject> {
   const env = loadEnvironment({});
-  const app = await NestFactory.create(AppModule.forRoot(env, workerPlacement('api')), new FastifyAdapter(), {
-    preview: true,
-    logger: false,
-  });
+  const app = await NestFactory.create(
+    AppModule.forRoot(env, { workers: workerPlacement('api'), processMetrics: false }),
+    new FastifyAdapter(),
+    {
+      preview: true,
+      logger: false,
+    },
+  );
   try {
     return buildOpenApiDocument(app);
   } finally {

@@ -18,7 +18,10 @@ describe('metrics', () => {
   let sut: TestApp;
   let destination: HttpsDestination;
   beforeAll(async () => {
-    sut = await startTestApp({ DELIVERY_RETRY_DELAYS_MS: '60000,60000,60000,60000' });
+    sut = await startTestApp(
+      { DELIVERY_RETRY_DELAYS_MS: '60000,60000,60000,60000' },
+      { processMetrics: true },
+    );
     destination = await HttpsDestination.start(answer(200, 'ok'));
   });
   afterAll(async () => {
@@ -89,6 +92,18 @@ describe('metrics', () => {
       await service.close();
     }
   }, 60_000);
+
+  it("hosted inside another program (as these tests host it), leaves Node's own figures to that program", async () => {
+    const hosted = await startTestApp();
+    try {
+      const text = await scrape(hosted.url);
+
+      expect(text).toContain('# TYPE hooktrail_captures_total ');
+      expect(text).not.toMatch(/^# TYPE (nodejs|process)_/m);
+    } finally {
+      await hosted.close();
+    }
+  });
 
   it('is documented in the OpenAPI document as plain text', async () => {
     const response = await api(sut.url, 'GET', '/docs-json');

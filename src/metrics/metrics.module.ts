@@ -1,18 +1,23 @@
-import { Global, Module } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { EventLoopMonitor } from '../common/event-loop-monitor';
 import { DeliveryModule } from '../delivery/delivery.module';
 import { MetricsController } from './metrics.controller';
-import { Metrics } from './metrics.service';
+import { Metrics, PROCESS_METRICS } from './metrics.service';
 
 /**
  * `GET /metrics`, the `Metrics` counters and the process's EventLoopMonitor, injectable anywhere (global),
- * in every APP_ROLE.
+ * in every APP_ROLE. `processMetrics`: whether they include Node's own (PROCESS_METRICS).
  */
-@Global()
-@Module({
-  imports: [DeliveryModule],
-  controllers: [MetricsController],
-  providers: [Metrics, EventLoopMonitor],
-  exports: [Metrics, EventLoopMonitor],
-})
-export class MetricsModule {}
+@Module({})
+export class MetricsModule {
+  static forRoot(processMetrics: boolean): DynamicModule {
+    return {
+      module: MetricsModule,
+      global: true,
+      imports: [DeliveryModule],
+      controllers: [MetricsController],
+      providers: [{ provide: PROCESS_METRICS, useValue: processMetrics }, Metrics, EventLoopMonitor],
+      exports: [Metrics, EventLoopMonitor],
+    };
+  }
+}

@@ -28,7 +28,7 @@ function sample(text: string, series: string): number | undefined {
 
 describe(Metrics.name, () => {
   it('counts captures and attempts by outcome, every outcome present from the start', async () => {
-    const sut = new Metrics(queueWith({}), config);
+    const sut = new Metrics(queueWith({}), config, true);
     sut.capture('stored', 0.004);
     sut.capture('stored', 0.02);
     sut.capture('too_large', 0.001);
@@ -50,6 +50,13 @@ describe(Metrics.name, () => {
     expect(text).toContain('nodejs_eventloop_lag_seconds');
   });
 
+  it("leaves Node's own metrics out when the process reports them elsewhere", async () => {
+    const text = await new Metrics(queueWith({}), config, false).scrape();
+
+    expect(text).toContain('# TYPE hooktrail_captures_total ');
+    expect(text).not.toMatch(/^# TYPE (nodejs|process)_/m);
+  });
+
   it('reads the queue depth and how long its next waiting job has been due on each scrape', async () => {
     const now = Date.now();
     const sut = new Metrics(
@@ -58,6 +65,7 @@ describe(Metrics.name, () => {
         { timestamp: now - 4000, attemptsMade: 0, opts: { delay: 0 } },
       ),
       config,
+      false,
     );
 
     const text = await sut.scrape();
@@ -74,7 +82,7 @@ describe(Metrics.name, () => {
       getJobCounts: () => Promise.reject(new Error('connection refused')),
       getWaiting: () => Promise.reject(new Error('connection refused')),
     });
-    const sut = new Metrics(failing, config);
+    const sut = new Metrics(failing, config, false);
 
     const text = await sut.scrape();
 

@@ -1,5 +1,5 @@
 import { InjectQueue } from '@nestjs/bull';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Job, Queue } from 'bull';
 import { isMainThread } from 'node:worker_threads';
@@ -76,10 +76,20 @@ export function dueSince(job: WaitingJob, retryDelaysMs: number[]): number {
 }
 
 /**
+ * Whether the application collects Node's and the process's own metrics (prom-client's defaults: event-loop
+ * lag, heap, GC, RSS): the one a process runs (main.ts) does; a delivery thread's does not (its process's
+ * main thread reports them), nor does one hosted inside another program (the e2e tests run the service
+ * inside Jest). prom-client cannot stop that collector: its GC observer stays for the life of the process
+ * and holds the modules of the application that started it (prometheus/client_js#500); in Jest's worker,
+ * every test file's.
+ */
+export const PROCESS_METRICS = Symbol('PROCESS_METRICS');
+
+/**
  * The service's Prometheus metrics, in a registry of its own (so several applications in one process,
  * as in the tests, do not collide). The capture path calls `capture(outcome)`, the delivery worker
  * `attempt(outcome, seconds)`; the delivery queue's depth and its oldest waiting job are read from Redis
- * on each scrape. Node's default metrics (event-loop lag, heap, GC, RSS) are included.
+ * on each scrape. Node's default metrics are included where PROCESS_METRICS says so.
  */
 @Injectable()
 export class Metrics {
@@ -95,12 +105,11 @@ export class Metrics {
   constructor(
     @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJob>,
     config: ConfigService<Environment, true>,
+    @Inject(PROCESS_METRICS) processMetrics: boolean,
   ) {
     this.retryDelaysMs = config.get('DELIVERY_RETRY_DELAYS_MS', { infer: true });
     const registers = [this.registry];
-    // A delivery thread reports its own counters only: the process-wide figures (Node's, and the queue's,
-    // read from Redis) come from the main thread, into whose /metrics the thread's are merged.
-    if (isMainThread) collectDefaultMetrics({ register: this.registry });
+    if (processMetrics) collectDefaultMetrics({ register: this.registry });
     this.captures = new Counter({
       name: 'hooktrail_captures_total',
       help: 'Requests to capture URLs, by outcome (stored, not_found, inactive, too_large, rate_limited, unavailable, error)',
@@ -130,6 +139,8 @@ export class Metrics {
     for (const outcome of CAPTURE_OUTCOMES) this.captures.inc({ outcome }, 0);
     for (const outcome of ATTEMPT_OUTCOMES) this.attempts.inc({ outcome }, 0);
 
+    // A delivery thread reports its own counters only: the queue's figures, read from Redis, come from the
+    // main thread, into whose /metrics the thread's are merged.
     if (!isMainThread) return;
     // One read of Redis serves both queue gauges of a scrape (the registry collects them concurrently).
     let reading: Promise<QueueReading | null> | null = null;

@@ -74,11 +74,16 @@ export async function removeIsolated(
 /**
  * Starts the whole service in this process on a free port, with its own database and Redis prefix. Its
  * queue processors (APP_ROLE=all) run on this process's event loop (workerPlacement), not on a thread.
+ * Node's own metrics are left out of its /metrics unless `processMetrics` (PROCESS_METRICS: their
+ * collector would keep the test file's modules in Jest's worker for good).
  * The reliability tests start the production build as a process instead (startServiceProcess).
  */
-export async function startTestApp(overrides: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(
+  overrides: Record<string, string> = {},
+  { processMetrics = false } = {},
+): Promise<TestApp> {
   const env = loadEnvironment(isolatedEnvironment(overrides));
-  const app = await createApp(env, { workersOnMainLoop: true });
+  const app = await createApp(env, { workersOnMainLoop: true, processMetrics });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;
