@@ -74,10 +74,7 @@ export interface Hosting {
  */
 @Module({})
 export class AppModule {
-  static forRoot(
-    env: Environment,
-    { workers, processMetrics }: Hosting = { workers: workerPlacement(env.APP_ROLE), processMetrics: true },
-  ): DynamicModule {
+  static forRoot(env: Environment, { workers, processMetrics }: Hosting): DynamicModule {
     const serveApi = env.APP_ROLE !== 'worker';
     const shared: NonNullable<ModuleMetadata['imports']> = [
       ConfigModule.forRoot({
