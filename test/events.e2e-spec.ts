@@ -329,6 +329,75 @@ describe('events API', () => {
     });
   });
 
+  describe('counting a time range', () => {
+    it('counts exactly, from the statistics counters and the index at the ends, on and beside every boundary', async () => {
+      const endpoint = await createEndpoint('Ranges');
+      const now = Date.now();
+      const floor = (at: number, ms: number) => Math.floor(at / ms) * ms;
+      const [minute, hour, day] = [60_000, 3_600_000, 86_400_000];
+      const boundaries = [
+        now - 30_000,
+        floor(now, minute),
+        floor(now, minute) - 5 * minute,
+        floor(now, hour),
+        floor(now, hour) - hour,
+        now - 100 * minute,
+        floor(now, day),
+        floor(now, day) - 2 * day,
+        floor(now, day) - 9 * day + 5 * hour,
+      ];
+      const instants = boundaries.flatMap((at) => [at - 1, at, at + 1]);
+      for (const [index, at] of instants.entries())
+        await capture(
+          endpoint.token,
+          `{"n":${index}}`,
+          new Date(at).toISOString(),
+          index % 3 === 0 ? 'failed' : 'delivered',
+        );
+      const exact = async (from?: number, to?: number, status?: string) =>
+        (
+          await db.query(
+            `select count(*)::int as n from events where endpoint_id = $1 and ($2::timestamptz is null or received_at >= $2)
+               and ($3::timestamptz is null or received_at < $3) and ($4::text is null or status = $4)`,
+            [endpoint.id, from && new Date(from), to && new Date(to), status ?? null],
+          )
+        ).rows[0].n as number;
+      const bounds = [undefined, ...instants];
+      const mismatches: string[] = [];
+      for (const [fromIndex, from] of bounds.entries())
+        for (const [toIndex, to] of bounds.entries()) {
+          if (from === undefined && to === undefined) continue;
+          // A few reversed ranges are enough (they count 0).
+          if (from !== undefined && to !== undefined && from > to && (fromIndex + toIndex) % 8 !== 0)
+            continue;
+          for (const status of (fromIndex + toIndex) % 4 === 0 ? [undefined, 'failed'] : [undefined]) {
+            const query = [
+              from === undefined ? '' : `&from=${new Date(from).toISOString()}`,
+              to === undefined ? '' : `&to=${new Date(to).toISOString()}`,
+              status === undefined ? '' : `&status=${status}`,
+            ].join('');
+            const response = await call('GET', `/api/endpoints/${endpoint.id}/events?limit=1${query}`);
+            const expected = await exact(from, to, status);
+            if (response.body.pagination.total !== expected)
+              mismatches.push(`${query}: ${response.body.pagination.total}, not ${expected}`);
+          }
+        }
+      expect(mismatches).toEqual([]);
+
+      // The whole days of a range are read from the counters (a day's count made wrong on purpose shows).
+      const days = `from=${new Date(floor(now, day) - 9 * day).toISOString()}&to=${new Date(floor(now, day)).toISOString()}`;
+      const total = async () =>
+        (await call('GET', `/api/endpoints/${endpoint.id}/events?limit=1&${days}`)).body.pagination.total;
+      const counted = await total();
+      await db.query(
+        `insert into endpoint_event_stats (endpoint_id, span, bucket_start, shard, received) values ($1, 'day', $2, 0, 1000)
+         on conflict (endpoint_id, span, bucket_start, shard) do update set received = endpoint_event_stats.received + 1000`,
+        [endpoint.id, new Date(floor(now, day) - 2 * day)],
+      );
+      expect(await total()).toBe(counted + 1000);
+    });
+  });
+
   describe('one event and its deliveries', () => {
     let endpoint: { id: string; token: string };
 

@@ -4,6 +4,7 @@ import type { DeliveryAttempt, DeliveryStatus } from '../delivery/delivery.entit
 import type { FilterRule } from '../ingest/filter';
 import { ENFORCES_VERIFICATION } from '../ingest/routing';
 import { countEvents } from './event-counts';
+import { countEventsInRange } from './event-range-count';
 import type { EventStatus, VerificationStatus } from './event.entity';
 import { isoColumn as iso } from '../database/iso-column';
 
@@ -51,7 +52,6 @@ export interface EventFilters {
   verification?: VerificationStatus;
 }
 
-/** An event's repeats: those added to its row, and those a worker has not added yet (event_repeats). */
 /** An event's repeats as the API reads them: those a worker added, and those it has not added yet. */
 export const DUPLICATE_COUNT = `duplicate_count +
   coalesce((select sum(r.repeats) from event_repeats r where r.event_id = id), 0)::int as duplicate_count`;
@@ -175,21 +175,19 @@ export class EventsRepository {
   }
 
   /**
-   * The endpoint's events, or those of one status: exact, from the event_counts deltas. With a time
-   * range or a verification status: counted from the index. With `q`: at most SEARCH_COUNT_CAP + 1.
+   * The endpoint's events, or those of one status: exact, from the event_counts deltas; with a time range,
+   * exact from the statistics counters and the index at the range's ends (countEventsInRange). With a
+   * verification status: counted from the index. With `q`: at most SEARCH_COUNT_CAP + 1.
    */
   private async count(
     endpointId: string,
     filters: EventFilters,
     where: { sql: string; bindings: unknown[] },
   ): Promise<number> {
-    if (
-      filters.q === undefined &&
-      filters.from === undefined &&
-      filters.to === undefined &&
-      filters.verification === undefined
-    )
-      return countEvents(this.em.getKnex(), endpointId, filters.status);
+    if (filters.q === undefined && filters.verification === undefined)
+      return filters.from === undefined && filters.to === undefined
+        ? countEvents(this.em.getKnex(), endpointId, filters.status)
+        : countEventsInRange(this.em.getKnex(), endpointId, filters);
     const [{ total }] =
       filters.q === undefined
         ? await this.rows<{ total: number }>(

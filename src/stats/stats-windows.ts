@@ -13,9 +13,15 @@ export interface WindowShape {
   buckets: number;
 }
 
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
+export const MINUTE = 60_000;
+export const HOUR = 60 * MINUTE;
+export const DAY = 24 * HOUR;
+
+/**
+ * Minute rows are kept this long (the worker deletes older ones): the 1h window reads the last hour of them,
+ * and an attempt or status change recorded a little late still finds its row.
+ */
+export const MINUTE_ROWS_KEPT_MS = 2 * HOUR;
 
 /**
  * 1h: 60 minutes; 24h: 24 hours; 7d: 28 quarters of a day (six hours, from 00:00, 06:00, 12:00 and

@@ -1,6 +1,6 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
-import type { StatsSpan } from './stats-windows';
+import { MINUTE_ROWS_KEPT_MS, type StatsSpan } from './stats-windows';
 
 type Knex = ReturnType<EntityManager['getKnex']>;
 
@@ -21,12 +21,6 @@ export interface DestinationAttemptsRow {
   successes: number;
   latency: Map<number, number>;
 }
-
-/**
- * Minute rows are kept this long: the 1h window reads the last hour of them, and an attempt or status
- * change recorded a little late still finds its row.
- */
-export const MINUTE_ROWS_KEPT = '2 hours';
 
 /**
  * The queries of the statistics: reads of the counters the database keeps as events and attempts are
@@ -104,11 +98,12 @@ export class StatsRepository {
     }));
   }
 
-  /** Deletes the minute rows older than MINUTE_ROWS_KEPT. */
+  /** Deletes the minute rows older than MINUTE_ROWS_KEPT_MS. */
   async deleteOldMinuteRows(): Promise<void> {
     for (const table of ['endpoint_event_stats', 'destination_attempt_stats']) {
       await this.knex.raw(
-        `delete from ${table} where span = 'minute' and bucket_start < now() - interval '${MINUTE_ROWS_KEPT}'`,
+        `delete from ${table} where span = 'minute' and bucket_start < now() - make_interval(secs => ?)`,
+        [MINUTE_ROWS_KEPT_MS / 1000],
       );
     }
   }
