@@ -573,6 +573,23 @@ async function scenarioRateLimit(context) {
   await waitForDrain(db, 'after scenario 5');
 }
 
+/** Scenario 6 samples the delivery queue this often, this many times, from the healthy flow's start. */
+const FLOW_QUEUE_SAMPLE_MS = 500;
+const FLOW_QUEUE_SAMPLES = 16;
+
+/**
+ * The Bull queue's jobs waiting / delayed / active every `intervalMs`, `samples` times (where a flow's
+ * deliveries waited), as text; a sample Redis did not answer is "?". Never rejects.
+ */
+async function sampleQueue(queue, intervalMs, samples) {
+  const counts = [];
+  for (let index = 0; index < samples; index += 1) {
+    const [sampled] = await Promise.all([queue.getJobCounts().catch(() => null), sleep(intervalMs)]);
+    counts.push(sampled ? `${sampled.waiting}/${sampled.delayed}/${sampled.active}` : '?');
+  }
+  return counts.join(', ');
+}
+
 /**
  * Scenario 6, fair share: another endpoint's 1,000 events wait for a destination that never answers and
  * one that answers after 2 s (2,000 deliveries), while the capture endpoint takes 200 events/s for 30 s;
@@ -597,6 +614,7 @@ async function scenarioFairShare(context) {
     body: webhookBody(1024),
   });
   ledger.serviceErrors += backlog.errors;
+  const queueSamples = sampleQueue(context.queue, FLOW_QUEUE_SAMPLE_MS, FLOW_QUEUE_SAMPLES);
   const { latencies, afterFirstSecond, missing } = await steadyArrivals(context.captureUrl, sink, 1_000_000);
   const { noisy: noisyRequests } = await sink.stats();
   await api(baseUrl, 'DELETE', `/api/endpoints/${noisy.id}`, { token });
@@ -613,6 +631,8 @@ async function scenarioFairShare(context) {
     `Scenario 6: the noisy destinations got ${count(noisyRequests)} requests meanwhile; the healthy p99 ` +
       `without the first second of the flow (the noisy backlog's first dispatch) ${ms(percentile(afterFirstSecond, 99))}` +
       (missing ? `; ${missing} healthy events never arrived` : '') +
+      `. The delivery queue's jobs waiting / delayed / active every ${FLOW_QUEUE_SAMPLE_MS} ms from the flow's start: ` +
+      (await queueSamples) +
       '.',
   );
   if (missing > 0) ledger.serviceErrors += missing;
