@@ -2,11 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { searchSql } from '../src/events/events.repository';
 import { INDEX_BATCH_SQL } from '../src/events/search/search-indexer.service';
+import { DAY, HOUR, MINUTE } from '../src/stats/stats-windows';
 import { api, type ApiResponse, registerUser, type RegisteredUser } from './support/api-client';
 import { HttpsDestination } from './support/https-destination';
 import { queryPlan } from './support/knex-sql';
 import { startTestApp, type TestApp } from './support/test-app';
-import { addDestination, capture as captureWebhook, createEndpoint } from './support/webhook-fixtures';
+import {
+  addDestination,
+  capture as captureWebhook,
+  createEndpoint,
+  setPaused,
+} from './support/webhook-fixtures';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const minutes = (n: number) => new Date(T0 + n * 60_000).toISOString();
@@ -334,17 +340,16 @@ describe('events API', () => {
       const endpoint = await createEndpoint('Ranges');
       const now = Date.now();
       const floor = (at: number, ms: number) => Math.floor(at / ms) * ms;
-      const [minute, hour, day] = [60_000, 3_600_000, 86_400_000];
       const boundaries = [
         now - 30_000,
-        floor(now, minute),
-        floor(now, minute) - 5 * minute,
-        floor(now, hour),
-        floor(now, hour) - hour,
-        now - 100 * minute,
-        floor(now, day),
-        floor(now, day) - 2 * day,
-        floor(now, day) - 9 * day + 5 * hour,
+        floor(now, MINUTE),
+        floor(now, MINUTE) - 5 * MINUTE,
+        floor(now, HOUR),
+        floor(now, HOUR) - HOUR,
+        now - 100 * MINUTE,
+        floor(now, DAY),
+        floor(now, DAY) - 2 * DAY,
+        floor(now, DAY) - 9 * DAY + 5 * HOUR,
       ];
       const instants = boundaries.flatMap((at) => [at - 1, at, at + 1]);
       for (const [index, at] of instants.entries())
@@ -385,14 +390,14 @@ describe('events API', () => {
       expect(mismatches).toEqual([]);
 
       // The whole days of a range are read from the counters (a day's count made wrong on purpose shows).
-      const days = `from=${new Date(floor(now, day) - 9 * day).toISOString()}&to=${new Date(floor(now, day)).toISOString()}`;
+      const days = `from=${new Date(floor(now, DAY) - 9 * DAY).toISOString()}&to=${new Date(floor(now, DAY)).toISOString()}`;
       const total = async () =>
         (await call('GET', `/api/endpoints/${endpoint.id}/events?limit=1&${days}`)).body.pagination.total;
       const counted = await total();
       await db.query(
         `insert into endpoint_event_stats (endpoint_id, span, bucket_start, shard, received) values ($1, 'day', $2, 0, 1000)
          on conflict (endpoint_id, span, bucket_start, shard) do update set received = endpoint_event_stats.received + 1000`,
-        [endpoint.id, new Date(floor(now, day) - 2 * day)],
+        [endpoint.id, new Date(floor(now, DAY) - 2 * DAY)],
       );
       expect(await total()).toBe(counted + 1000);
     });
@@ -607,13 +612,7 @@ describe('search indexing (a worker runs)', () => {
     };
     const held = await createEndpoint(sut.url);
     const destinationId = await addDestination(sut.url, held, 'https://127.0.0.1:9/hooks');
-    const paused = await api(
-      sut.url,
-      'PATCH',
-      `/api/endpoints/${held.endpointId}/destinations/${destinationId}`,
-      { token: held.user.accessToken, body: { paused: true } },
-    );
-    expect(paused.status).toBe(200);
+    await setPaused(sut.url, held, destinationId, true);
     const waiting = await captureWebhook(held, '{"customer":"cus_waiting_for_status"}');
     // Captured after the held one: once the indexer has taken this, it has passed over the held one.
     const alone = await captureWebhook(await createEndpoint(sut.url));

@@ -18,7 +18,7 @@ export interface BucketRun {
 }
 
 /** Part of a range that no whole bucket covers: its events are counted from the index. */
-export interface Gap {
+interface Gap {
   from: number;
   to: number;
 }

@@ -34,6 +34,23 @@ export async function addDestination(
   return created.body.destination.id;
 }
 
+/** Pauses (or resumes) a destination of the fixture's endpoint. */
+export async function setPaused(
+  baseUrl: string,
+  fixture: EndpointFixture,
+  destinationId: string,
+  paused: boolean,
+): Promise<void> {
+  const changed = await api(
+    baseUrl,
+    'PATCH',
+    `/api/endpoints/${fixture.endpointId}/destinations/${destinationId}`,
+    { token: fixture.user.accessToken, body: { paused } },
+  );
+  if (changed.status !== 200)
+    throw new Error(`pause destination: ${changed.status} ${JSON.stringify(changed.body)}`);
+}
+
 /** Sends a webhook to the capture URL and returns the stored event id. */
 export async function capture(
   fixture: EndpointFixture,
