@@ -26,10 +26,15 @@ describe('delivery queue and sweeper: dispatch jobs, and which overdue deliverie
   let producer: DeliveryQueue;
   const postponed: string[] = [];
 
-  /** A sweep that finds `overdue` overdue in PostgreSQL. */
-  const sweep = (overdue: DueDelivery[]) =>
+  /**
+   * A sweep that finds `overdue` overdue in PostgreSQL, all of them still owed when it looks again except
+   * `finishedMeanwhile`.
+   */
+  const sweep = (overdue: DueDelivery[], finishedMeanwhile: string[] = []) =>
     new DeliverySweeper(queue, producer, {
       findOverdue: async () => overdue.splice(0),
+      stillOwed: async (jobless: DueDelivery[]) =>
+        jobless.filter((delivery) => !finishedMeanwhile.includes(delivery.id)),
       postpone: async (ids: string[]) => void postponed.push(...ids),
       foldEventCounts: async () => undefined,
     } as unknown as OutboxRepository).sweep();
@@ -105,6 +110,20 @@ describe('delivery queue and sweeper: dispatch jobs, and which overdue deliverie
     }
     expect(await producer.dispatchesOf([dispatchGone])).toEqual([undefined]);
     expect(postponed.sort()).toEqual(all.sort());
+  });
+
+  it('leaves alone a delivery whose job finished it, and went, while the sweep read Redis', async () => {
+    // Neither has a job in Redis; PostgreSQL, asked again, owes an attempt only to `lost`.
+    const [finished, lost] = [randomUUID(), randomUUID()];
+
+    await sweep(
+      [finished, lost].map((id) => ({ id, attemptCount: 4 })),
+      [finished],
+    );
+
+    expect(await queue.getJob(finished)).toBeNull();
+    expect((await queue.getJob(lost))!.data).toEqual({ deliveryId: lost });
+    expect(postponed.sort()).toEqual([finished, lost].sort());
   });
 
   it('re-enqueues a delivery whose dispatch job failed', async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
+import { OutboxRepository } from '../src/delivery/outbox.repository';
 import { REFRESH_SQL } from '../src/events/event-status';
 import Stripe from 'stripe';
 import { api } from './support/api-client';
@@ -15,6 +16,7 @@ import {
   createEndpoint,
   getEvent,
   hasStatus,
+  setPaused,
   waitForEvent,
 } from './support/webhook-fixtures';
 
@@ -143,6 +145,25 @@ describe('delivery engine', () => {
     ]);
     expect(sink.received).toHaveLength(3);
     expect(new Set(sink.received.map((request) => request.headers['hooktrail-id'])).size).toBe(1);
+  });
+
+  it('tells the sweeper which deliveries are still owed the attempt it read: not one finished or attempted since', async () => {
+    const sink = await destination(answer(200, 'fine'));
+    const fixture = await createEndpoint(sut.url);
+    const destinationId = await addDestination(sut.url, fixture, sink.url);
+    const delivered = (await waitForEvent(sut.url, fixture, await capture(fixture), hasStatus('delivered')))
+      .deliveries[0];
+    await setPaused(sut.url, fixture, destinationId, true);
+    const waiting = (await waitForEvent(sut.url, fixture, await capture(fixture), () => true)).deliveries[0];
+    expect(waiting).toMatchObject({ status: 'pending', attempt_count: 0 });
+
+    const owed = await sut.app.get(OutboxRepository).stillOwed([
+      { id: delivered.id, attemptCount: 0 },
+      { id: waiting.id, attemptCount: 1 },
+      { id: waiting.id, attemptCount: 0 },
+    ]);
+
+    expect(owed).toEqual([{ id: waiting.id, attemptCount: 0 }]);
   });
 
   it('dead-letters after exactly 5 attempts and mails the owner exactly once', async () => {

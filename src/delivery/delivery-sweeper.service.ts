@@ -59,13 +59,11 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
   private async reenqueueLost(): Promise<{ overdue: number; lost: number }> {
     const overdue = await this.deliveries.findOverdue(OVERDUE_GRACE_S, SWEEP_BATCH);
     if (overdue.length === 0) return { overdue: 0, lost: 0 };
-    const lost = await withRedisTimeout(this.lostOf(overdue), BACKGROUND_REDIS_TIMEOUT_MS);
-    await withRedisTimeout(
-      this.producer.enqueue(
-        lost.map((delivery) => ({ id: delivery.id, priorAttempts: delivery.attemptCount })),
-      ),
-      BACKGROUND_REDIS_TIMEOUT_MS,
-    );
+    const jobless = await withRedisTimeout(this.joblessOf(overdue), BACKGROUND_REDIS_TIMEOUT_MS);
+    // A job may have finished its delivery, and gone, while Redis was read (in a backlog, the oldest
+    // overdue deliveries are the ones the worker is on): only those still owed the same attempt lost theirs.
+    const lost = await this.deliveries.stillOwed(jobless);
+    await withRedisTimeout(this.reenqueue(lost), BACKGROUND_REDIS_TIMEOUT_MS);
     await this.deliveries.postpone(
       overdue.map((delivery) => delivery.id),
       RECHECK_AFTER_S,
@@ -77,9 +75,9 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
 
   /**
    * The deliveries that have no live job: neither one of their own nor a dispatch job they wait in (a
-   * failed job is not live). Their failed jobs are removed and their dispatch entries forgotten.
+   * failed job is not live).
    */
-  private async lostOf(overdue: DueDelivery[]): Promise<DueDelivery[]> {
+  private async joblessOf(overdue: DueDelivery[]): Promise<DueDelivery[]> {
     const ids = overdue.map((delivery) => delivery.id);
     const [own, dispatches] = await Promise.all([
       Promise.all(ids.map((id) => this.queue.getJob(id))),
@@ -92,16 +90,33 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
         ),
       ),
     );
-    const live = async (job: Job | null | undefined) => !!job && !(await job.isFailed());
-    const lost: DueDelivery[] = [];
+    const jobless: DueDelivery[] = [];
     for (const [index, delivery] of overdue.entries()) {
       const dispatch = dispatches[index];
       if (await live(own[index])) continue;
       if (dispatch !== undefined && (await live(dispatchJobs.get(dispatch)))) continue;
-      await own[index]?.remove();
-      lost.push(delivery);
+      jobless.push(delivery);
     }
-    await this.producer.forgetDispatches(lost.map((delivery) => delivery.id));
-    return lost;
+    return jobless;
   }
+
+  /**
+   * Enqueues lost deliveries again, continuing their retry schedule. Their failed jobs are removed first
+   * (a job's id stays taken until then) and their dispatch entries forgotten.
+   */
+  private async reenqueue(lost: DueDelivery[]): Promise<void> {
+    if (lost.length === 0) return;
+    const ids = lost.map((delivery) => delivery.id);
+    for (const job of await Promise.all(ids.map((id) => this.queue.getJob(id))))
+      if (job && (await job.isFailed())) await job.remove();
+    await this.producer.forgetDispatches(ids);
+    await this.producer.enqueue(
+      lost.map((delivery) => ({ id: delivery.id, priorAttempts: delivery.attemptCount })),
+    );
+  }
+}
+
+/** Whether a job is there and may still run (a failed one will not). */
+async function live(job: Job | null | undefined): Promise<boolean> {
+  return !!job && !(await job.isFailed());
 }

@@ -58,6 +58,25 @@ export class OutboxRepository {
     }));
   }
 
+  /**
+   * Those of `deliveries` still owed an attempt and not attempted since they were read (the same attempt
+   * count): the others were finished, or moved on, meanwhile.
+   */
+  async stillOwed(deliveries: DueDelivery[]): Promise<DueDelivery[]> {
+    if (deliveries.length === 0) return [];
+    const { rows } = await this.knex.raw(
+      `select d.id, d.attempt_count from deliveries d
+       join unnest(?::uuid[], ?::int[]) as read(id, attempt_count) on read.id = d.id
+       where d.status in ('pending', 'failed') and d.attempt_count = read.attempt_count`,
+      [deliveries.map((delivery) => delivery.id), deliveries.map((delivery) => delivery.attemptCount)],
+    );
+    const key = (id: string, attemptCount: number) => `${id}/${attemptCount}`;
+    const owed = new Set(
+      (rows as { id: string; attempt_count: number }[]).map((row) => key(row.id, row.attempt_count)),
+    );
+    return deliveries.filter((delivery) => owed.has(key(delivery.id, delivery.attemptCount)));
+  }
+
   /** The next delivery of a FIFO destination, or null when none waits. */
   async fifoHead(destinationId: string): Promise<DueDelivery | null> {
     const { rows } = await this.knex.raw(fifoHeadSql('?'), [destinationId]);
