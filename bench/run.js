@@ -25,6 +25,7 @@
 //   BENCH_NODE_OPTIONS  NODE_OPTIONS for the service, e.g. --max-old-space-size=192 (diagnosis only)
 //   BENCH_BASELINE      the reference server (default ../shared/bench/baseline-capture.js beside the clone)
 //   BENCH_KEEP_DATABASE 1 to keep the service's database (to EXPLAIN queries on it); dropped otherwise
+//   BENCH_SERVICE_LOG   a file to append the service's whole output (its log) to (diagnosis only)
 const { randomBytes, createHash } = require('node:crypto');
 const { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync } = require('node:fs');
 const { tmpdir, loadavg, availableParallelism } = require('node:os');
@@ -1251,6 +1252,7 @@ async function main() {
   const serviceProcess = startNode('service', [launcher, ...nodeArgs], serviceEnv, {
     cwd: tmp,
     command: 'sh',
+    logFile: env.BENCH_SERVICE_LOG || undefined,
   });
   cleanups.push(() => stopProcess(serviceProcess));
   await waitForHttp(serviceProcess, `${baseUrl}/health/ready`, 90_000);

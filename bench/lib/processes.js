@@ -2,7 +2,7 @@
 // Child processes of the benchmark: the service (production build), the reference server, and the
 // HTTPS sink; readiness checks, RSS sampling, and stopping them (each by its own pid).
 const { spawn, fork } = require('node:child_process');
-const { readFileSync } = require('node:fs');
+const { createWriteStream, readFileSync } = require('node:fs');
 const { execFileSync } = require('node:child_process');
 const { join } = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
@@ -11,7 +11,8 @@ const ROOT = join(__dirname, '..', '..');
 
 /**
  * Starts a node script with the environment given (and PATH), output kept in memory (the tail of it);
- * `options.command` runs another program (a launcher that execs node) instead of this node.
+ * `options.command` runs another program (a launcher that execs node) instead of this node;
+ * `options.logFile` also appends all of its output to that file.
  */
 function startNode(label, args, env, options = {}) {
   const child = spawn(options.command ?? process.execPath, args, {
@@ -25,6 +26,11 @@ function startNode(label, args, env, options = {}) {
   };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
+  if (options.logFile) {
+    const file = createWriteStream(options.logFile, { flags: 'a' });
+    child.stdout.pipe(file);
+    child.stderr.pipe(file);
+  }
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
   return { label, child, pid: child.pid, exited, output: () => output };
 }

@@ -75,29 +75,26 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
 
   /**
    * The deliveries that have no live job: neither one of their own nor a dispatch job they wait in (a
-   * failed job is not live).
+   * failed job is not live). Every look is sent at once, not one round trip after another: a backlog's
+   * Redis answers slowly, and the look is bounded.
    */
   private async joblessOf(overdue: DueDelivery[]): Promise<DueDelivery[]> {
     const ids = overdue.map((delivery) => delivery.id);
-    const [own, dispatches] = await Promise.all([
-      Promise.all(ids.map((id) => this.queue.getJob(id))),
+    const [ownLive, dispatches] = await Promise.all([
+      Promise.all(ids.map(async (id) => live(await this.queue.getJob(id)))),
       this.producer.dispatchesOf(ids),
     ]);
-    const dispatchJobs = new Map(
+    const dispatchLive = new Map(
       await Promise.all(
         [...new Set(dispatches.filter((jobId) => jobId !== undefined))].map(
-          async (jobId) => [jobId, await this.queue.getJob(jobId)] as const,
+          async (jobId) => [jobId, await live(await this.queue.getJob(jobId))] as const,
         ),
       ),
     );
-    const jobless: DueDelivery[] = [];
-    for (const [index, delivery] of overdue.entries()) {
+    return overdue.filter((_delivery, index) => {
       const dispatch = dispatches[index];
-      if (await live(own[index])) continue;
-      if (dispatch !== undefined && (await live(dispatchJobs.get(dispatch)))) continue;
-      jobless.push(delivery);
-    }
-    return jobless;
+      return !ownLive[index] && !(dispatch !== undefined && dispatchLive.get(dispatch));
+    });
   }
 
   /**
@@ -107,8 +104,12 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
   private async reenqueue(lost: DueDelivery[]): Promise<void> {
     if (lost.length === 0) return;
     const ids = lost.map((delivery) => delivery.id);
-    for (const job of await Promise.all(ids.map((id) => this.queue.getJob(id))))
-      if (job && (await job.isFailed())) await job.remove();
+    await Promise.all(
+      ids.map(async (id) => {
+        const job = await this.queue.getJob(id);
+        if (job && (await job.isFailed())) await job.remove();
+      }),
+    );
     await this.producer.forgetDispatches(ids);
     await this.producer.enqueue(
       lost.map((delivery) => ({ id: delivery.id, priorAttempts: delivery.attemptCount })),
