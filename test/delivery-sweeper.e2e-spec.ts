@@ -22,6 +22,7 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
  */
 describe('delivery queue and sweeper: dispatch jobs, and which overdue deliveries lost their job', () => {
   const prefix = `hooktrail_test_${randomUUID().slice(0, 8)}`;
+  let queuePrefix: string;
   let queue: Queue<DeliveryJob | DispatchJob>;
   let producer: DeliveryQueue;
   const postponed: string[] = [];
@@ -40,7 +41,8 @@ describe('delivery queue and sweeper: dispatch jobs, and which overdue deliverie
     } as unknown as OutboxRepository).sweep();
 
   beforeEach(async () => {
-    queue = new Bull(DELIVERY_QUEUE, REDIS_URL, { prefix: `${prefix}:${randomUUID()}:bull` });
+    queuePrefix = `${prefix}:${randomUUID()}:bull`;
+    queue = new Bull(DELIVERY_QUEUE, REDIS_URL, { prefix: queuePrefix });
     await queue.client.ping(); // connected: the producer refuses to queue commands while Redis is away
     const config = {
       get: (name: keyof Environment) =>
@@ -124,6 +126,29 @@ describe('delivery queue and sweeper: dispatch jobs, and which overdue deliverie
     expect(await queue.getJob(finished)).toBeNull();
     expect((await queue.getJob(lost))!.data).toEqual({ deliveryId: lost });
     expect(postponed.sort()).toEqual([finished, lost].sort());
+  });
+
+  it('re-enqueues a delivery whose own job failed for good, in place of that job', async () => {
+    const id = randomUUID();
+    // A worker of its own, closed before the sweep: it fails the job with no run left, as Bull leaves a job
+    // that stalled too often.
+    const worker = new Bull<DeliveryJob>(DELIVERY_QUEUE, REDIS_URL, { prefix: queuePrefix });
+    const failed = new Promise<void>((resolve) => worker.once('failed', () => resolve()));
+    void worker.process(async (job) => {
+      await job.discard();
+      throw new Error('job stalled more than allowable limit');
+    });
+    await producer.enqueue([{ id, priorAttempts: 3 }]);
+    await failed;
+    await worker.close();
+    expect(await (await queue.getJob(id))!.isFailed()).toBe(true);
+
+    await sweep([{ id, attemptCount: 4 }]);
+
+    const again = (await queue.getJob(id))!;
+    expect(await again.isFailed()).toBe(false);
+    expect(again.data).toEqual({ deliveryId: id });
+    expect(again.opts.backoff).toMatchObject({ options: { priorAttempts: 4 } });
   });
 
   it('re-enqueues a delivery whose dispatch job failed', async () => {
