@@ -1191,6 +1191,13 @@ async function main() {
   cleanups.push(async () => rmSync(tmp, { recursive: true, force: true }));
   const certificate = makeCertificate(tmp);
   const postgresVersion = (await adminQuery('show server_version')).rows[0].server_version;
+  const { autovacuum } = (await adminQuery('show autovacuum')).rows[0];
+  if (autovacuum !== 'on')
+    notes.push(
+      "PostgreSQL's autovacuum is off on this server: the service's tables keep every dead row version and " +
+        'get no fresh statistics during the run, which slows the scenarios after the first (the drain after ' +
+        'scenario 1 by a quarter or more on the project machine; BENCHMARKS.md, 2026-11-29, session 26).',
+    );
 
   const redis = new Redis(CONFIG.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
   await redis.connect();
@@ -1348,7 +1355,7 @@ async function main() {
     await recordLedger(context);
   }
 
-  const info = machine(postgresVersion);
+  const info = machine(`${postgresVersion} (autovacuum ${autovacuum})`);
   const output = [
     `## Hooktrail benchmark, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     '',
