@@ -59,11 +59,14 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
   private async reenqueueLost(): Promise<{ overdue: number; lost: number }> {
     const overdue = await this.deliveries.findOverdue(OVERDUE_GRACE_S, SWEEP_BATCH);
     if (overdue.length === 0) return { overdue: 0, lost: 0 };
-    const jobless = await withRedisTimeout(this.joblessOf(overdue), BACKGROUND_REDIS_TIMEOUT_MS);
+    const { jobless, failedJobs } = await withRedisTimeout(
+      this.joblessOf(overdue),
+      BACKGROUND_REDIS_TIMEOUT_MS,
+    );
     // A job may have finished its delivery, and gone, while Redis was read (in a backlog, the oldest
     // overdue deliveries are the ones the worker is on): only those still owed the same attempt lost theirs.
     const lost = await this.deliveries.stillOwed(jobless);
-    await withRedisTimeout(this.reenqueue(lost), BACKGROUND_REDIS_TIMEOUT_MS);
+    await withRedisTimeout(this.reenqueue(lost, failedJobs), BACKGROUND_REDIS_TIMEOUT_MS);
     await this.deliveries.postpone(
       overdue.map((delivery) => delivery.id),
       RECHECK_AFTER_S,
@@ -75,13 +78,20 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
 
   /**
    * The deliveries that have no live job: neither one of their own nor a dispatch job they wait in (a
-   * failed job is not live). Every look is sent at once, not one round trip after another: a backlog's
-   * Redis answers slowly, and the look is bounded.
+   * failed job is not live), and the failed own jobs found, by delivery id. Every look is sent at once, not
+   * one round trip after another: a backlog's Redis answers slowly, and the look is bounded.
    */
-  private async joblessOf(overdue: DueDelivery[]): Promise<DueDelivery[]> {
+  private async joblessOf(
+    overdue: DueDelivery[],
+  ): Promise<{ jobless: DueDelivery[]; failedJobs: Map<string, Job> }> {
     const ids = overdue.map((delivery) => delivery.id);
-    const [ownLive, dispatches] = await Promise.all([
-      Promise.all(ids.map(async (id) => live(await this.queue.getJob(id)))),
+    const [own, dispatches] = await Promise.all([
+      Promise.all(
+        ids.map(async (id) => {
+          const job = await this.queue.getJob(id);
+          return { job, live: await live(job) };
+        }),
+      ),
       this.producer.dispatchesOf(ids),
     ]);
     const dispatchLive = new Map(
@@ -91,25 +101,24 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
         ),
       ),
     );
-    return overdue.filter((_delivery, index) => {
+    const failedJobs = new Map<string, Job>();
+    for (const [index, { job, live: running }] of own.entries())
+      if (job && !running) failedJobs.set(ids[index], job);
+    const jobless = overdue.filter((_delivery, index) => {
       const dispatch = dispatches[index];
-      return !ownLive[index] && !(dispatch !== undefined && dispatchLive.get(dispatch));
+      return !own[index].live && !(dispatch !== undefined && dispatchLive.get(dispatch));
     });
+    return { jobless, failedJobs };
   }
 
   /**
-   * Enqueues lost deliveries again, continuing their retry schedule. Their failed jobs are removed first
-   * (a job's id stays taken until then) and their dispatch entries forgotten.
+   * Enqueues lost deliveries again, continuing their retry schedule. Their failed jobs (as the look found
+   * them) are removed first (a job's id stays taken until then) and their dispatch entries forgotten.
    */
-  private async reenqueue(lost: DueDelivery[]): Promise<void> {
+  private async reenqueue(lost: DueDelivery[], failedJobs: Map<string, Job>): Promise<void> {
     if (lost.length === 0) return;
     const ids = lost.map((delivery) => delivery.id);
-    await Promise.all(
-      ids.map(async (id) => {
-        const job = await this.queue.getJob(id);
-        if (job && (await job.isFailed())) await job.remove();
-      }),
-    );
+    await Promise.all(ids.map((id) => failedJobs.get(id)?.remove()));
     await this.producer.forgetDispatches(ids);
     await this.producer.enqueue(
       lost.map((delivery) => ({ id: delivery.id, priorAttempts: delivery.attemptCount })),
