@@ -157,8 +157,11 @@ describe('delivery engine', () => {
     const waiting = (await waitForEvent(sut.url, fixture, await capture(fixture), () => true)).deliveries[0];
     expect(waiting).toMatchObject({ status: 'pending', attempt_count: 0 });
 
+    expect(delivered).toMatchObject({ status: 'delivered', attempt_count: 1 });
     const owed = await sut.app.get(OutboxRepository).stillOwed([
+      // Read before its attempt, and with the count it has now: finished either way.
       { id: delivered.id, attemptCount: 0 },
+      { id: delivered.id, attemptCount: 1 },
       { id: waiting.id, attemptCount: 1 },
       { id: waiting.id, attemptCount: 0 },
     ]);
