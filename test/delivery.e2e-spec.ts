@@ -1,9 +1,10 @@
+import { EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { OutboxRepository } from '../src/delivery/outbox.repository';
-import { REFRESH_SQL } from '../src/events/event-status';
+import { lockEvents, REFRESH, refreshEventStatuses } from '../src/events/event-status';
 import Stripe from 'stripe';
 import { api } from './support/api-client';
 import { answer, HttpsDestination, type Responder } from './support/https-destination';
@@ -285,12 +286,30 @@ describe('delivery engine', () => {
       // As in a new database, or a table that just grew: the planner knows nothing of event_id.
       await db.query(`delete from pg_statistic where starelid = 'deliveries'::regclass`);
       const ids = Array.from({ length: 100 }, () => randomUUID());
-      const plan = await queryPlan(db, REFRESH_SQL, [ids]);
+      const plan = await queryPlan(db, REFRESH.text, [ids]);
       expect(plan).toContain('Index Cond: (event_id = ids.event_id)');
       expect(plan).not.toContain('Seq Scan on deliveries');
     } finally {
       await db.end();
     }
+  });
+
+  it('runs the statements that move events on as prepared statements, which each connection keeps', async () => {
+    const knex = sut.app.get(EntityManager).getKnex();
+    const ids = [randomUUID()];
+    const names = await knex.transaction(async (trx) => {
+      await lockEvents(trx, ids);
+      // Twice: the second run uses the statement the first prepared.
+      await refreshEventStatuses(trx, ids);
+      await refreshEventStatuses(trx, ids);
+      const { rows } = await trx.raw<{ rows: { name: string }[] }>(
+        `select name from pg_prepared_statements order by name`,
+      );
+      return rows.map((row) => row.name);
+    });
+    expect(names).toEqual(
+      expect.arrayContaining(['hooktrail-lock-events', 'hooktrail-refresh-event-statuses']),
+    );
   });
 
   it('leaves an event with no active destination received, and refuses to replay it', async () => {

@@ -2,6 +2,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Inject, Injectable } from '@nestjs/common';
 import { GroupCommit } from '../common/group-commit';
 import { retryingDeadlocks } from '../database/deadlocks';
+import { type PreparedStatement, runPrepared } from '../database/sql';
 import type { FlowControl } from '../destinations/destination.entity';
 import type { SecretBox } from '../secrets/secret-box';
 import { SECRET_BOX } from '../secrets/secrets.module';
@@ -46,7 +47,9 @@ export interface RecordedAttempt {
 }
 
 /** Moves each delivery of the batch on by one attempt, unless it was already finished (a duplicate job run). */
-const RECORD_ATTEMPTS_SQL = `
+const RECORD_ATTEMPTS: PreparedStatement = {
+  name: 'hooktrail-record-attempts',
+  text: `
   update deliveries d set
     attempt_count = d.attempt_count + 1,
     status = case when i.succeeded then 'delivered' when d.attempt_count + 1 >= i.max_attempts then 'dead_letter'
@@ -57,7 +60,8 @@ const RECORD_ATTEMPTS_SQL = `
   from unnest(?::uuid[], ?::boolean[], ?::int[], ?::int[], ?::text[], ?::timestamptz[], ?::timestamptz[], ?::text[])
     as i(id, succeeded, max_attempts, response_code, response_body, at, next_attempt_at, entry)
   where d.id = i.id and d.status in ('pending', 'failed')
-  returning d.id, d.event_id, d.destination_id, d.status, d.attempt_count`;
+  returning d.id, d.event_id, d.destination_id, d.status, d.attempt_count`,
+};
 
 interface MovedDelivery {
   id: string;
@@ -66,6 +70,19 @@ interface MovedDelivery {
   status: DeliveryStatus;
   attempt_count: number;
 }
+
+/** Each delivery with its event and destination as they are now. */
+const LOAD_FOR_ATTEMPTS: PreparedStatement = {
+  name: 'hooktrail-load-for-attempts',
+  text: `select d.id, d.event_id, d.status, d.attempt_count, d.last_attempted_at, e.endpoint_id, e.method,
+           e.headers, e.query, e.body_text, e.body_bytes, dest.id as destination_id,
+           dest.url as destination_url, dest.secret, dest.is_active, dest.rate_limit, dest.rate_limit_period,
+           dest.max_in_flight, dest.paused, dest.ordering
+         from deliveries d
+         join events e on e.id = d.event_id
+         left join destinations dest on dest.id = d.destination_id
+         where d.id = any(?::uuid[])`,
+};
 
 /** One attempt's outcome, waiting to be recorded with the others of its batch. */
 interface AttemptRecord {
@@ -87,8 +104,8 @@ const batchOptions = {
 
 type Knex = ReturnType<EntityManager['getKnex']>;
 
-/** The bindings of RECORD_ATTEMPTS_SQL: one array per column. */
-function attemptColumns(records: AttemptRecord[]): never[] {
+/** The bindings of RECORD_ATTEMPTS: one array per column. */
+function attemptColumns(records: AttemptRecord[]): unknown[] {
   const succeeded = ({ attempt }: AttemptRecord) =>
     attempt.responseCode !== null && attempt.responseCode >= 200 && attempt.responseCode < 300;
   const entry = ({ attempt }: AttemptRecord): DeliveryAttempt => ({
@@ -107,7 +124,7 @@ function attemptColumns(records: AttemptRecord[]): never[] {
     records.map((record) => record.attempt.at.toISOString()),
     records.map((record) => record.options.nextAttemptAt?.toISOString() ?? null),
     records.map((record) => JSON.stringify(entry(record))),
-  ] as never[];
+  ];
 }
 
 /** The attempts recorded (not those of deliveries already finished), as IssueTracker takes them. */
@@ -177,19 +194,11 @@ export class AttemptsRepository {
   }
 
   private async loadBatch(ids: string[]): Promise<(DeliveryContext | null)[]> {
-    const { rows } = await this.knex.raw(
-      `select d.id, d.event_id, d.status, d.attempt_count, d.last_attempted_at, e.endpoint_id, e.method,
-              e.headers, e.query, e.body_text, e.body_bytes, dest.id as destination_id,
-              dest.url as destination_url, dest.secret, dest.is_active, dest.rate_limit, dest.rate_limit_period,
-              dest.max_in_flight, dest.paused, dest.ordering
-       from deliveries d
-       join events e on e.id = d.event_id
-       left join destinations dest on dest.id = d.destination_id
-       where d.id = any(?::uuid[])`,
-      [ids],
-    );
+    const { rows } = await runPrepared<{ rows: Record<string, never>[] }>(this.knex, LOAD_FOR_ATTEMPTS, [
+      ids,
+    ]);
     const byId = new Map<string, DeliveryContext>(
-      rows.map((row: Record<string, never>) => [
+      rows.map((row) => [
         row.id,
         {
           id: row.id,
@@ -268,8 +277,12 @@ export class AttemptsRepository {
   ): Promise<{ results: Map<string, RecordedAttempt>; changes: TrackedChanges }> {
     const eventIds = [...new Set(unique.map((record) => record.delivery.eventId))];
     const before = await lockEvents(trx, eventIds);
-    const updated = await trx.raw(RECORD_ATTEMPTS_SQL, attemptColumns(unique));
-    const moved = new Map<string, MovedDelivery>(updated.rows.map((row: MovedDelivery) => [row.id, row]));
+    const updated = await runPrepared<{ rows: MovedDelivery[] }>(
+      trx,
+      RECORD_ATTEMPTS,
+      attemptColumns(unique),
+    );
+    const moved = new Map<string, MovedDelivery>(updated.rows.map((row) => [row.id, row]));
     const movedEvents = [...new Set([...moved.values()].map((row) => row.event_id))];
     const statuses = await refreshEventStatuses(trx, movedEvents);
     const deadLettered = movedEvents.filter(

@@ -1,4 +1,4 @@
-import type { Sql } from '../database/sql';
+import { type PreparedStatement, runPrepared, type Sql } from '../database/sql';
 import type { EventStatus } from './event.entity';
 
 export interface LockedEvent {
@@ -19,7 +19,9 @@ export interface LockedEvent {
  * of every delivery whenever the table had no statistics yet (a new database, a table that just grew), at
  * 50 ms a batch of 100 in the delivery benchmark.
  */
-export const REFRESH_SQL = `
+export const REFRESH: PreparedStatement = {
+  name: 'hooktrail-refresh-event-statuses',
+  text: `
   with fresh as (
     select ids.event_id, case
         when delivered then 'delivered'
@@ -40,23 +42,25 @@ export const REFRESH_SQL = `
   )
   update events set status = fresh.status, searchable = true
   from fresh where events.id = fresh.event_id and events.status <> fresh.status
-  returning events.id, events.status`;
+  returning events.id, events.status`,
+};
+
+const LOCK_EVENTS: PreparedStatement = {
+  name: 'hooktrail-lock-events',
+  text: `select id, status, endpoint_id from events where id = any(?::uuid[]) order by id for update`,
+};
 
 /**
  * Locks the events' rows in id order (the order every writer of event statuses takes them, so that two
  * never deadlock) and reads their status and endpoint as they were before the change.
  */
 export async function lockEvents(trx: Sql, ids: readonly string[]): Promise<Map<string, LockedEvent>> {
-  const { rows } = await trx.raw(
-    `select id, status, endpoint_id from events where id = any(?::uuid[]) order by id for update`,
+  const { rows } = await runPrepared<{ rows: { id: string; status: EventStatus; endpoint_id: string }[] }>(
+    trx,
+    LOCK_EVENTS,
     [[...ids].sort()],
   );
-  return new Map(
-    (rows as { id: string; status: EventStatus; endpoint_id: string }[]).map((row) => [
-      row.id,
-      { status: row.status, endpointId: row.endpoint_id },
-    ]),
-  );
+  return new Map(rows.map((row) => [row.id, { status: row.status, endpointId: row.endpoint_id }]));
 }
 
 /** Sets the events' statuses from their deliveries' (after those changed); answers those that changed. */
@@ -65,6 +69,8 @@ export async function refreshEventStatuses(
   ids: readonly string[],
 ): Promise<Map<string, EventStatus>> {
   if (ids.length === 0) return new Map();
-  const { rows } = await trx.raw(REFRESH_SQL, [[...ids]]);
-  return new Map((rows as { id: string; status: EventStatus }[]).map((row) => [row.id, row.status]));
+  const { rows } = await runPrepared<{ rows: { id: string; status: EventStatus }[] }>(trx, REFRESH, [
+    [...ids],
+  ]);
+  return new Map(rows.map((row) => [row.id, row.status]));
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable, Logger } from '@nestjs/common';
+import { type PreparedStatement, runPrepared } from '../database/sql';
 import type { FailureKind } from '../delivery/delivery-sender';
 import type { NotificationEvent } from '../notifications/notification-events';
 import { Notifier } from '../notifications/notifier.service';
@@ -48,20 +49,25 @@ interface DestinationAttempts {
 }
 
 /** Resolves the unresolved issues of the destinations that delivered. */
-const RESOLVE_SQL = `
+const RESOLVE: PreparedStatement = {
+  name: 'hooktrail-resolve-issues',
+  text: `
   with resolved as (
     update issues set status = 'resolved', resolved_at = ?
     where id in (select id from issues where destination_id = any(?::uuid[]) and status <> 'resolved'
                  order by id for update)
     returning *)
-  select ${ISSUE_COLUMNS} from resolved i ${ISSUE_JOINS}`;
+  select ${ISSUE_COLUMNS} from resolved i ${ISSUE_JOINS}`,
+};
 
 /**
  * Counts each (destination, kind) group of failures into its unresolved issue, or opens one: the partial
  * unique index makes workers failing at once share one issue. Rows go in key order (no deadlock between
  * two batches); `xmax = 0` tells an inserted row from an updated one.
  */
-const UPSERT_SQL = `
+const UPSERT: PreparedStatement = {
+  name: 'hooktrail-count-issue-failures',
+  text: `
   with upserted as (
     insert into issues (endpoint_id, destination_id, kind, summary, failure_count, first_seen_at,
                         last_seen_at, last_event_id)
@@ -75,7 +81,8 @@ const UPSERT_SQL = `
                            else issues.last_event_id end,
       last_seen_at = greatest(issues.last_seen_at, excluded.last_seen_at)
     returning *, (xmax = 0) as opened)
-  select ${ISSUE_COLUMNS}, i.opened from upserted i ${ISSUE_JOINS}`;
+  select ${ISSUE_COLUMNS}, i.opened from upserted i ${ISSUE_JOINS}`,
+};
 
 /**
  * Moves each destination's count of consecutive failed attempts on (from none after a success in the
@@ -84,7 +91,9 @@ const UPSERT_SQL = `
  * needs (`no key update`): a capture inserting deliveries checks the destination's key (`key share`) and
  * must not wait for this batch to commit. Answers the newly paused.
  */
-const COUNT_FAILURES_SQL = `
+const COUNT_FAILURES: PreparedStatement = {
+  name: 'hooktrail-count-consecutive-failures',
+  text: `
   with input as (select * from unnest(?::uuid[], ?::boolean[], ?::int[]) as i(id, reset, failures)),
   locked as (
     select d.id, d.paused as was_paused, d.auto_pause_after,
@@ -101,7 +110,8 @@ const COUNT_FAILURES_SQL = `
                            else d.paused_reason end
     from locked l where d.id = l.id
     returning d.id, d.endpoint_id, d.url, d.paused_reason, d.auto_pause_after, (d.paused and not l.was_paused) as auto_paused)
-  select * from counted where auto_paused`;
+  select * from counted where auto_paused`,
+};
 
 /** Each destination's attempts of the batch: did it deliver, and which failures came after its last success. */
 function byDestination(attempts: readonly TrackedAttempt[]): DestinationAttempts[] {
@@ -158,7 +168,7 @@ export class IssueTracker {
     if (destinations.length === 0) return changes;
     const delivered = destinations.filter((destination) => destination.succeeded);
     if (delivered.length > 0) {
-      const { rows } = await trx.raw<{ rows: IssueRow[] }>(RESOLVE_SQL, [
+      const { rows } = await runPrepared<{ rows: IssueRow[] }>(trx, RESOLVE, [
         new Date().toISOString(),
         delivered.map((destination) => destination.destinationId),
       ]);
@@ -166,7 +176,7 @@ export class IssueTracker {
     }
     const groups = failureGroups(destinations);
     if (groups.length > 0) {
-      const { rows } = await trx.raw<{ rows: (IssueRow & { opened: boolean })[] }>(UPSERT_SQL, [
+      const { rows } = await runPrepared<{ rows: (IssueRow & { opened: boolean })[] }>(trx, UPSERT, [
         groups.map((group) => group.first.endpointId),
         groups.map((group) => group.first.destinationId),
         groups.map((group) => group.first.failure!.kind),
@@ -175,10 +185,10 @@ export class IssueTracker {
         groups.map((group) => group.first.at.toISOString()),
         groups.map((group) => group.last.at.toISOString()),
         groups.map((group) => group.last.eventId),
-      ] as never[]);
+      ]);
       changes.opened = rows.filter((row) => row.opened).map(issueOf);
     }
-    const { rows } = await trx.raw<{
+    const { rows } = await runPrepared<{
       rows: {
         id: string;
         endpoint_id: string;
@@ -186,11 +196,11 @@ export class IssueTracker {
         paused_reason: string;
         auto_pause_after: number;
       }[];
-    }>(COUNT_FAILURES_SQL, [
+    }>(trx, COUNT_FAILURES, [
       destinations.map((destination) => destination.destinationId),
       destinations.map((destination) => destination.succeeded),
       destinations.map((destination) => destination.failures.length),
-    ] as never[]);
+    ]);
     changes.paused = rows.map((row) => ({
       id: row.id,
       endpointId: row.endpoint_id,

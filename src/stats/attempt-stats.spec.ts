@@ -3,7 +3,8 @@ import { LATENCY_CELLS, latencyCellOf } from './latency-histogram';
 
 /** The rows addAttemptStats sends, read back from its bindings (one array per column). */
 async function rowsSent(attempts: Parameters<typeof addAttemptStats>[1]) {
-  const raw = jest.fn().mockResolvedValue({ rows: [] });
+  const options = jest.fn().mockResolvedValue({ rows: [] });
+  const raw = jest.fn().mockReturnValue({ options });
   await addAttemptStats({ raw } as never, attempts);
   if (raw.mock.calls.length === 0) return [];
   const [ids, spans, starts, counts, successes, latencies] = raw.mock.calls[0][1] as unknown[][];

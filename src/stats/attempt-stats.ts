@@ -1,5 +1,5 @@
 import { FREE_ATTEMPT_SHARD } from '../database/attempt-stats-functions';
-import type { Sql } from '../database/sql';
+import { type PreparedStatement, runPrepared, type Sql } from '../database/sql';
 import { LATENCY_CELLS, latencyCellOf } from './latency-histogram';
 
 /** An attempt as a destination's statistics count it. */
@@ -31,7 +31,9 @@ interface Bucket {
  * batches do not queue on the same rows), in key order as every writer of the table takes them (two
  * batches never deadlock); `stats_histogram_add` sums the latency histograms cell by cell.
  */
-const ADD_SQL = `
+const ADD: PreparedStatement = {
+  name: 'hooktrail-add-attempt-stats',
+  text: `
   insert into destination_attempt_stats as s
     (destination_id, span, bucket_start, shard, attempts, successes, latency)
   select destination_id, span, bucket_start, free.shard, attempts, successes, latency::integer[]
@@ -41,7 +43,8 @@ const ADD_SQL = `
   order by 1, 2, 3
   on conflict (destination_id, span, bucket_start, shard) do update set
     attempts = s.attempts + excluded.attempts, successes = s.successes + excluded.successes,
-    latency = stats_histogram_add(s.latency, excluded.latency)`;
+    latency = stats_histogram_add(s.latency, excluded.latency)`,
+};
 
 /**
  * Counts attempts in their destinations' statistics (README, "Statistics"): each in the minute, hour and
@@ -74,12 +77,12 @@ export async function addAttemptStats(sql: Sql, attempts: readonly CountedAttemp
   }
   if (buckets.size === 0) return;
   const rows = [...buckets.values()];
-  await sql.raw(ADD_SQL, [
+  await runPrepared(sql, ADD, [
     rows.map((row) => row.destinationId),
     rows.map((row) => row.span),
     rows.map((row) => new Date(row.start).toISOString()),
     rows.map((row) => row.attempts),
     rows.map((row) => row.successes),
     rows.map((row) => `{${row.latency.join(',')}}`),
-  ] as never[]);
+  ]);
 }

@@ -15,9 +15,15 @@ export async function queryPlan(db: Client, sql: string, bindings: unknown[]): P
   return rows.map((row) => row['QUERY PLAN']).join('\n');
 }
 
-/** A pg connection as the repositories' functions take one (`Sql`): to run them on a chosen connection. */
+/**
+ * A pg connection as the repositories' functions take one (`Sql`): to run them on a chosen connection. As
+ * with knex, a statement is sent when awaited, and `options({ name })` makes it a prepared statement.
+ */
 export function sqlOf(client: Client): Sql {
-  return {
-    raw: (sql: string, bindings: unknown[]) => client.query(numbered(sql), bindings),
-  } as unknown as Sql;
+  const raw = (sql: string, bindings: unknown[], name?: string) => ({
+    options: (options: { name: string }) => raw(sql, bindings, options.name),
+    then: <T>(resolve: (result: unknown) => T, reject: (error: unknown) => T) =>
+      client.query({ text: numbered(sql), values: bindings, name }).then(resolve, reject),
+  });
+  return { raw } as unknown as Sql;
 }
