@@ -34,6 +34,7 @@ export interface DeliveryContext {
   method: string;
   headers: Record<string, string | string[]>;
   query: string;
+  /** The exact bytes to send; empty once sent (DeliveryAttemptService lets it go before the record). */
   body: Buffer;
 }
 
@@ -227,7 +228,12 @@ export class AttemptsRepository {
         },
       ]),
     );
-    return ids.map((id) => byId.get(id) ?? null);
+    // Each attempt gets an object of its own, since it lets go of the body once sent (a delivery twice in
+    // one batch, a duplicate run of its job, still sends it whole).
+    return ids.map((id) => {
+      const context = byId.get(id);
+      return context ? { ...context } : null;
+    });
   }
 
   /**

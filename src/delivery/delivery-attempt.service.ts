@@ -35,6 +35,9 @@ const ATTEMPT_DELAY_TARGET_MS = 50;
 /** Attempts that always run, however late the loop: delivery slows down, it never stops. */
 const MIN_CONCURRENT_ATTEMPTS = 4;
 
+/** The body of a delivery once its request was sent. */
+const SENT_BODY = Buffer.alloc(0);
+
 /** What the worker knows of a delivery job's earlier runs. */
 export interface JobRuns {
   /** Runs that ended in an error: failed attempts, deferrals, unexpected errors. */
@@ -43,6 +46,11 @@ export interface JobRuns {
   priorAttempts: number;
   /** Make its first attempt only (a dispatch job): one already attempted belongs to its own job. */
   firstOnly?: boolean;
+  /**
+   * Called once the attempt's request has ended (answered, failed or timed out), before its outcome is
+   * recorded: the delivery's body has been let go by then.
+   */
+  onSent?: () => void;
 }
 
 /** What a FIFO pump does after a step: look for the next delivery, wait, or stop (nothing to send now). */
@@ -150,7 +158,7 @@ export class DeliveryAttemptService {
     const returning = runs.failedRuns > delivery.attemptCount - runs.priorAttempts;
     const waitMs = await this.takePlace(delivery.id, destination, returning);
     if (waitMs !== null) throw new DeferredDeliveryError(delivery.id, waitMs);
-    return this.sendAndRecord(delivery, destination);
+    return this.sendAndRecord(delivery, destination, runs.onSent);
   }
 
   /** Closes a delivery whose destination was removed, or deactivated during its retries. */
@@ -191,6 +199,7 @@ export class DeliveryAttemptService {
   private async sendAndRecord(
     delivery: DeliveryContext,
     destination: DestinationContext,
+    onSent?: () => void,
   ): Promise<RecordedAttempt | null> {
     const timestamp = Math.floor(Date.now() / 1000);
     const headers: Record<string, string | string[]> = {
@@ -214,6 +223,10 @@ export class DeliveryAttemptService {
         body: delivery.body,
       });
     } finally {
+      // Recording the outcome needs no body: it is let go now, so that a delivery waiting for its record
+      // holds no more memory than its outcome.
+      delivery.body = SENT_BODY;
+      onSent?.();
       if (windowed) this.window.release();
       this.slots.release(destination.id, Date.now() - at.getTime());
       if (FlowControlGate.applies(destination))

@@ -27,7 +27,10 @@ import { DeliveryQueue } from './delivery-queue.service';
 export class DeliveryWorker implements OnApplicationBootstrap {
   private readonly logger = new Logger(DeliveryWorker.name);
   private readonly retryDelaysMs: number[];
-  /** Deliveries of dispatch jobs loaded at once: their bodies are in memory until their attempt ends. */
+  /**
+   * Deliveries of dispatch jobs loaded or being sent at once: their bodies are in memory until their request
+   * ends. Recording an outcome, which needs no body, waits outside this bound.
+   */
   private readonly dispatched = new ConcurrencyWindow({
     max: DELIVERY_CONCURRENCY,
     min: DELIVERY_CONCURRENCY,
@@ -73,13 +76,24 @@ export class DeliveryWorker implements OnApplicationBootstrap {
       deliveryIds.map(async (deliveryId) => {
         await this.dispatched.acquire();
         let unfinished: unknown;
+        // Given back when the request ends (onSent) or, for a delivery not sent, when its attempt ends.
+        let placeHeld = true;
+        const release = () => {
+          if (placeHeld) this.dispatched.release();
+          placeHeld = false;
+        };
         try {
-          await this.attempts.attempt(deliveryId, { failedRuns: 0, priorAttempts: 0, firstOnly: true });
+          await this.attempts.attempt(deliveryId, {
+            failedRuns: 0,
+            priorAttempts: 0,
+            firstOnly: true,
+            onSent: release,
+          });
           return;
         } catch (error) {
           unfinished = error;
         } finally {
-          this.dispatched.release();
+          release();
         }
         await this.producer.enqueue([continuationOf(deliveryId, unfinished, this.retryDelaysMs)]);
       }),
