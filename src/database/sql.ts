@@ -8,8 +8,8 @@ export type Sql = Pick<Knex, 'raw'>;
 /**
  * A statement that each pooled connection parses and plans once, then keeps (a named prepared statement;
  * PostgreSQL keeps a generic plan once it costs no more than the custom ones): for the statements the
- * delivery worker runs for every batch, whose planning took more than their execution at low rates
- * (BENCHMARKS.md, session 27). Its text must never vary, and its name must be its own.
+ * delivery worker runs for every batch: at low rates, parsing and planning them took three quarters as
+ * much of PostgreSQL's time as running them (BENCHMARKS.md, session 27). Its text must never vary, and its name must be its own.
  */
 export interface PreparedStatement {
   name: string;
