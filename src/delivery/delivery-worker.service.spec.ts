@@ -69,6 +69,7 @@ describe(DeliveryWorker.name, () => {
     const { started, dispatch } = workerWithHeldAttempts();
     const job = dispatch(DELIVERY_CONCURRENCY + 1);
     await settle();
+    expect(started).toHaveLength(DELIVERY_CONCURRENCY);
     // Held, deferred or finished before any request: the attempt ends without `onSent`.
     started[0].finish();
     await settle();
