@@ -14,10 +14,11 @@ const config = {
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
- * A worker whose attempts the test drives: each attempt, once started, waits until the test ends its request
- * (`send`: it calls `onSent`, as a sent request does) and then its record (`finish`).
+ * A worker whose attempts the test drives, given a dispatch job of `count` deliveries: each attempt, once
+ * started, waits until the test ends its request (`send`: it calls `onSent`, as a sent request does) and then
+ * its record (`finish`). Answers once the attempts that could start have started; `end` finishes the rest.
  */
-function workerWithHeldAttempts() {
+async function dispatchWithHeldAttempts(count: number) {
   const started: { id: string; send(): void; finish(): void }[] = [];
   const attempts = {
     attempt: (id: string, runs: JobRuns) =>
@@ -35,19 +36,21 @@ function workerWithHeldAttempts() {
     forgetDispatches: jest.fn().mockResolvedValue(undefined),
   } as unknown as DeliveryQueue;
   new DeliveryWorker(queue, producer, attempts, config).onApplicationBootstrap();
-  const dispatch = (count: number) =>
-    processor({
-      name: DISPATCH_JOB,
-      data: { deliveryIds: Array.from({ length: count }, (_, n) => `d${n}`) } satisfies DispatchJob,
-    } as Job);
-  return { started, dispatch };
+  const job = processor({
+    name: DISPATCH_JOB,
+    data: { deliveryIds: Array.from({ length: count }, (_, n) => `d${n}`) } satisfies DispatchJob,
+  } as Job);
+  await settle();
+  const end = async () => {
+    for (const attempt of started.slice(1)) attempt.finish();
+    await job;
+  };
+  return { started, end };
 }
 
 describe(DeliveryWorker.name, () => {
   it('loads a dispatch job’s next delivery once a request ends, without waiting for its record', async () => {
-    const { started, dispatch } = workerWithHeldAttempts();
-    const job = dispatch(DELIVERY_CONCURRENCY + 2);
-    await settle();
+    const { started, end } = await dispatchWithHeldAttempts(DELIVERY_CONCURRENCY + 2);
     expect(started).toHaveLength(DELIVERY_CONCURRENCY);
 
     started[0].send();
@@ -61,22 +64,17 @@ describe(DeliveryWorker.name, () => {
     started[1].send();
     await settle();
     expect(started).toHaveLength(DELIVERY_CONCURRENCY + 2);
-    for (const attempt of started.slice(1)) attempt.finish();
-    await job;
+    await end();
   });
 
   it('holds the place of a delivery that is not sent until its attempt ends', async () => {
-    const { started, dispatch } = workerWithHeldAttempts();
-    const job = dispatch(DELIVERY_CONCURRENCY + 1);
-    await settle();
+    const { started, end } = await dispatchWithHeldAttempts(DELIVERY_CONCURRENCY + 1);
     expect(started).toHaveLength(DELIVERY_CONCURRENCY);
     // Held, deferred or finished before any request: the attempt ends without `onSent`.
     started[0].finish();
     await settle();
     expect(started).toHaveLength(DELIVERY_CONCURRENCY + 1);
     expect(started[DELIVERY_CONCURRENCY].id).toBe(`d${DELIVERY_CONCURRENCY}`);
-
-    for (const attempt of started.slice(1)) attempt.finish();
-    await job;
+    await end();
   });
 });
