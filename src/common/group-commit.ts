@@ -84,6 +84,12 @@ export class GroupCommit<TItem, TResult> {
   private closing = false;
   private drained: (() => void) | null = null;
   private expiryTimer: NodeJS.Timeout | null = null;
+  /**
+   * No waiting item must start its commit before this time (epoch ms): the earliest start-by time of those
+   * with a deadline, or earlier once that item has left in a batch. Until it passes, nobody is late, and
+   * a submit costs no look at the queue.
+   */
+  private earliestStartBy = Infinity;
 
   constructor(
     private readonly commit: (items: TItem[]) => Promise<TResult[]>,
@@ -102,6 +108,7 @@ export class GroupCommit<TItem, TResult> {
     return new Promise<TResult>((resolve, reject) => {
       this.waiting.push({ item, size, deadline, since: Date.now(), settled: false, resolve, reject });
       this.waitingBytes += size;
+      if (deadline) this.earliestStartBy = Math.min(this.earliestStartBy, startByOf(deadline));
       this.dispatch();
       if (deadline && this.waiting.length > 0) this.armExpiry();
     });
@@ -180,11 +187,15 @@ export class GroupCommit<TItem, TResult> {
   /** Rejects the waiting items that can no longer start their commit in time (they are never written). */
   private expireWaiting(): void {
     const now = Date.now();
-    const late = (entry: Waiting<TItem, TResult>) =>
-      entry.deadline !== undefined && now > entry.deadline.answerBy - entry.deadline.commitAllowanceMs;
-    if (!this.waiting.some(late)) return;
+    if (now <= this.earliestStartBy) return;
+    this.earliestStartBy = Infinity;
     this.waiting = this.waiting.filter((entry) => {
-      if (!late(entry)) return true;
+      if (!entry.deadline) return true;
+      const startBy = startByOf(entry.deadline);
+      if (now <= startBy) {
+        this.earliestStartBy = Math.min(this.earliestStartBy, startBy);
+        return true;
+      }
       this.waitingBytes -= entry.size;
       settle(entry, () => entry.reject(new GroupCommitDeadlineError('no')));
       return false;
@@ -193,13 +204,7 @@ export class GroupCommit<TItem, TResult> {
 
   /** One timer for the earliest start-by time of the waiting items, so that they are refused on time. */
   private armExpiry(): void {
-    if (this.expiryTimer) return;
-    const startBy = Math.min(
-      ...this.waiting.flatMap((entry) =>
-        entry.deadline ? [entry.deadline.answerBy - entry.deadline.commitAllowanceMs] : [],
-      ),
-    );
-    if (!Number.isFinite(startBy)) return;
+    if (this.expiryTimer || !Number.isFinite(this.earliestStartBy)) return;
     this.expiryTimer = setTimeout(
       () => {
         this.expiryTimer = null;
@@ -207,7 +212,7 @@ export class GroupCommit<TItem, TResult> {
         if (this.waiting.length > 0) this.armExpiry();
         this.settleDrained();
       },
-      Math.max(0, startBy - Date.now() + 1),
+      Math.max(0, this.earliestStartBy - Date.now() + 1),
     );
     this.expiryTimer.unref();
   }
@@ -236,6 +241,11 @@ export class GroupCommit<TItem, TResult> {
   private settleDrained(): void {
     if (this.drained && this.isIdle()) this.drained();
   }
+}
+
+/** The latest time an item's batch may start (epoch ms). */
+function startByOf(deadline: CommitDeadline): number {
+  return deadline.answerBy - deadline.commitAllowanceMs;
 }
 
 function settle<TItem, TResult>(entry: Waiting<TItem, TResult>, settleWith: () => void): void {
