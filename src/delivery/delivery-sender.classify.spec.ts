@@ -66,6 +66,17 @@ describe(`${DeliverySender.name}: the kind of a failed attempt`, () => {
     expect(failureSummary(outcome)).toBe(`timed out after ${TIMEOUT_MS} ms`);
   });
 
+  it('leaves no time-out timer running once a request is answered or has failed', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const answering = await serve(200);
+    const refusing = await serve(200);
+    await closeServer(servers.pop()!);
+    const before = timers();
+    await sut.send(post(`http://127.0.0.1:${answering}/hook`));
+    await sut.send(post(`http://127.0.0.1:${refusing}/hook`));
+    expect(timers()).toBe(before);
+  });
+
   it('a port nobody listens on is a connection failure', async () => {
     const port = await serve(200);
     await closeServer(servers.pop()!);
