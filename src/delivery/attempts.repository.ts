@@ -2,7 +2,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Inject, Injectable } from '@nestjs/common';
 import { GroupCommit } from '../common/group-commit';
 import { retryingDeadlocks } from '../database/deadlocks';
-import { type PreparedStatement, runPrepared } from '../database/sql';
+import { type Knex, type PreparedStatement, runPrepared } from '../database/sql';
 import type { FlowControl } from '../destinations/destination.entity';
 import type { SecretBox } from '../secrets/secret-box';
 import { SECRET_BOX } from '../secrets/secrets.module';
@@ -102,8 +102,6 @@ const batchOptions = {
   maxBatchBytes: BATCH_MAX_ITEMS,
   sizeOf: () => 1,
 };
-
-type Knex = ReturnType<EntityManager['getKnex']>;
 
 /** The bindings of RECORD_ATTEMPTS: one array per column. */
 function attemptColumns(records: AttemptRecord[]): unknown[] {

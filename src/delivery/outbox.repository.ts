@@ -1,5 +1,6 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
+import type { Knex } from '../database/sql';
 import { EVENT_COUNTS_FOLD_AT, foldEventCounts } from '../events/event-counts';
 
 export interface DueDelivery {
@@ -17,8 +18,6 @@ const fifoHeadSql = (destinationId: string) => `
   select h.id, h.attempt_count, h.next_attempt_at from deliveries h join events he on he.id = h.event_id
   where h.destination_id = ${destinationId} and h.status in ('pending', 'failed')
   order by h.created_at, he.received_at, he.id, h.id limit 1`;
-
-type Knex = ReturnType<EntityManager['getKnex']>;
 
 /**
  * The deliveries table as the outbox of the queue: what the sweeper finds overdue and postpones, and a

@@ -1,6 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-
-type Knex = ReturnType<EntityManager['getKnex']>;
+import type { Knex } from '../database/sql';
 
 /** An endpoint with more delta rows than this has them folded (see the event_counts migration). */
 export const EVENT_COUNTS_FOLD_AT = 200;

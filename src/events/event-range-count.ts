@@ -1,8 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Knex } from '../database/sql';
 import { DAY, HOUR, MINUTE, MINUTE_ROWS_KEPT_MS, type StatsSpan } from '../stats/stats-windows';
 import type { EventStatus } from './event.entity';
-
-type Knex = ReturnType<EntityManager['getKnex']>;
 
 /**
  * Minute rows are read only this much younger than the oldest the worker keeps, so that a row is never read

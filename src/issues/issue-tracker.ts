@@ -1,13 +1,10 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable, Logger } from '@nestjs/common';
-import { type PreparedStatement, runPrepared } from '../database/sql';
+import { type Knex, type PreparedStatement, runPrepared } from '../database/sql';
 import type { FailureKind } from '../delivery/delivery-sender';
 import type { NotificationEvent } from '../notifications/notification-events';
 import { Notifier } from '../notifications/notifier.service';
 import { ISSUE_COLUMNS, ISSUE_JOINS, type Issue, type IssueRow, issueOf } from './issue';
 import { toIssueDto } from './issue.presenter';
-
-type Knex = ReturnType<EntityManager['getKnex']>;
 
 /** One recorded attempt, as issues and auto-pause see it. */
 export interface TrackedAttempt {

@@ -1,6 +1,7 @@
 import { ENDPOINT_ACCOUNT_HOLDERS } from '../access/access-sql';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
+import type { Knex } from '../database/sql';
 
 export interface AlertDestination {
   url: string;
@@ -29,8 +30,6 @@ export interface AlertBatch {
   recipients: AlertRecipient[];
   events: AlertedEvent[];
 }
-
-type Knex = ReturnType<EntityManager['getKnex']>;
 
 /** Every query of the dead-letter alert outbox. */
 @Injectable()

@@ -1,6 +1,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { ENDPOINT_ACCOUNT_HOLDERS } from '../access/access-sql';
+import type { Knex } from '../database/sql';
 import type {
   ChannelStatus,
   ChannelType,
@@ -8,8 +9,6 @@ import type {
   PendingNotification,
 } from './notification-channel';
 import type { NotificationEvent, NotificationEventType } from './notification-events';
-
-type Knex = ReturnType<EntityManager['getKnex']>;
 
 const CHANNEL_COLUMNS = `id, user_id, type, target, events, sealed_secret, status, last_error, last_sent_at,
   failing_since, dropped_messages, created_at`;

@@ -1,11 +1,9 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable, Logger } from '@nestjs/common';
 import { BACKGROUND_REDIS_TIMEOUT_MS, withRedisTimeout } from '../common/redis-timeout';
+import type { Knex } from '../database/sql';
 import type { NotificationEvent } from './notification-events';
 import { NotificationScheduler } from './notification-scheduler.service';
 import { NotificationsRepository } from './notifications.repository';
-
-type Knex = ReturnType<EntityManager['getKnex']>;
 
 /**
  * Tells a user's notification channels about an event: writes it into the outbox of each channel that

@@ -1,8 +1,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
+import type { Knex } from '../database/sql';
 import { MINUTE_ROWS_KEPT_MS, type StatsSpan } from './stats-windows';
-
-type Knex = ReturnType<EntityManager['getKnex']>;
 
 /** An endpoint's event counts of one counter bucket (all shards summed). */
 export interface EventCountsRow {

@@ -1,8 +1,8 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import type { InvitableRole } from '../access/roles';
+import type { Knex } from '../database/sql';
 import { type TeamInvitation, teamInvitationOf, type TeamInvitationRow } from './team';
-import type { Knex } from './teams.repository';
 
 /** PostgreSQL's unique_violation. */
 const UNIQUE_VIOLATION = '23505';

@@ -1,9 +1,8 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import type { Role } from '../access/roles';
+import type { Knex } from '../database/sql';
 import { type Team, type TeamMember, type TeamMemberRow, teamMemberOf, teamOf, type TeamRow } from './team';
-
-export type Knex = ReturnType<EntityManager['getKnex']>;
 
 /** PostgreSQL's foreign_key_violation. */
 const FOREIGN_KEY_VIOLATION = '23503';
