@@ -1,5 +1,4 @@
 import type { ConfigService } from '@nestjs/config';
-import type { EventLoopMonitor } from '../common/event-loop-monitor';
 import type { Environment } from '../config/environment';
 import type { AlertScheduler } from '../mail/alert-scheduler.service';
 import type { Metrics } from '../metrics/metrics.service';
@@ -43,13 +42,15 @@ function delivery(body: string): DeliveryContext {
 }
 
 describe(DeliveryAttemptService.name, () => {
-  it('sends the body whole, then lets it go before the outcome is recorded', async () => {
+  it('sends the body whole, counted in flight while open, then lets it go before the record', async () => {
     const loaded = delivery('{"exact":"bytes"}');
     const steps: string[] = [];
     const sent: Buffer[] = [];
+    let inFlight = () => NaN;
     const sender = {
       send: (request: OutgoingRequest) => {
         sent.push(Buffer.from(request.body));
+        steps.push(`send: ${inFlight()} in flight`);
         return Promise.resolve({
           responseCode: 200,
           responseBody: '',
@@ -62,7 +63,7 @@ describe(DeliveryAttemptService.name, () => {
     const repository = {
       loadForAttempt: () => Promise.resolve(loaded),
       recordAttempt: (recorded: DeliveryContext) => {
-        steps.push(`record: ${recorded.body.length}-byte body`);
+        steps.push(`record: ${recorded.body.length}-byte body, ${inFlight()} in flight`);
         return Promise.resolve({
           deliveryStatus: 'delivered',
           attemptCount: 1,
@@ -78,10 +79,12 @@ describe(DeliveryAttemptService.name, () => {
       sender,
       {} as AlertScheduler,
       { publish: () => undefined } as unknown as EventChangePublisher,
-      { gauge: () => undefined, attempt: () => undefined } as unknown as Metrics,
+      {
+        gauge: (_name: string, _help: string, read: () => number) => (inFlight = read),
+        attempt: () => undefined,
+      } as unknown as Metrics,
       {} as FlowControlGate,
       {} as FifoPumps,
-      { onWindow: () => undefined } as unknown as EventLoopMonitor,
       config,
     );
 
@@ -92,6 +95,6 @@ describe(DeliveryAttemptService.name, () => {
     });
 
     expect(sent.map((body) => body.toString())).toEqual(['{"exact":"bytes"}']);
-    expect(steps).toEqual(['sent', 'record: 0-byte body']);
+    expect(steps).toEqual(['send: 1 in flight', 'sent', 'record: 0-byte body, 0 in flight']);
   });
 });

@@ -1,7 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { ConcurrencyWindow } from '../common/concurrency-window';
-import { EventLoopMonitor } from '../common/event-loop-monitor';
 import type { Environment } from '../config/environment';
 import { Metrics } from '../metrics/metrics.service';
 import { AlertScheduler } from '../mail/alert-scheduler.service';
@@ -26,14 +24,6 @@ export const DELIVERY_CONCURRENCY = 200;
 export const DESTINATION_IN_FLIGHT_LIMIT = DELIVERY_CONCURRENCY / 4;
 /** A destination whose attempts take this share of `DELIVERY_TIMEOUT_MS` on average is stuck. */
 const STUCK_SHARE_OF_TIMEOUT = 0.8;
-/**
- * Event-loop delay (ms) above which the worker starts fewer attempts. A capture answered in the same
- * process waits for the loop; 50 ms keeps the capture URL's p99 within its budget while the worker still
- * fills the loop's idle time.
- */
-const ATTEMPT_DELAY_TARGET_MS = 50;
-/** Attempts that always run, however late the loop: delivery slows down, it never stops. */
-const MIN_CONCURRENT_ATTEMPTS = 4;
 
 /** The body of a delivery once its request was sent. */
 const SENT_BODY = Buffer.alloc(0);
@@ -59,21 +49,18 @@ export type PumpStep = { then: 'next' } | { then: 'wait'; delayMs: number } | { 
 /**
  * One attempt of one delivery: load it, hold it while its destination is paused, take one of its
  * destination's in-flight slots (or defer it when a stuck destination has none free), pass its
- * destination's own limits (or defer it) and a place in the process's concurrency window, send the original
- * request with our signature headers, record the outcome (delivery, event status, dead-letter outbox) and
- * schedule the alert when it dead-lettered. A FIFO destination's deliveries take the same steps one at a
- * time, in order, driven by its pump (`attemptNext`).
+ * destination's own limits (or defer it), send the original request with our signature headers, record
+ * the outcome (delivery, event status, dead-letter outbox) and schedule the alert when it dead-lettered. A
+ * FIFO destination's deliveries take the same steps one at a time, in order, driven by its pump
+ * (`attemptNext`).
  */
 @Injectable()
 export class DeliveryAttemptService {
   private readonly logger = new Logger(DeliveryAttemptService.name);
   private readonly retryDelaysMs: number[];
   private readonly slots: DestinationSlots;
-  private readonly window = new ConcurrencyWindow({
-    max: DELIVERY_CONCURRENCY,
-    min: MIN_CONCURRENT_ATTEMPTS,
-    targetDelayMs: ATTEMPT_DELAY_TARGET_MS,
-  });
+  /** Requests open now. */
+  private sending = 0;
 
   constructor(
     private readonly deliveries: AttemptsRepository,
@@ -84,14 +71,12 @@ export class DeliveryAttemptService {
     private readonly metrics: Metrics,
     private readonly gate: FlowControlGate,
     private readonly pumps: FifoPumps,
-    eventLoop: EventLoopMonitor,
     config: ConfigService<Environment, true>,
   ) {
-    eventLoop.onWindow((delayMs) => this.window.observeDelay(delayMs));
     metrics.gauge(
-      'hooktrail_delivery_attempt_window',
-      'Sends this process starts at once now: 200, fewer while its event loop runs late (at least 4)',
-      () => this.window.size,
+      'hooktrail_delivery_attempts_in_flight',
+      'Delivery requests this process has open now',
+      () => this.sending,
     );
     this.retryDelaysMs = config.get('DELIVERY_RETRY_DELAYS_MS', { infer: true });
     this.slots = new DestinationSlots(
@@ -193,8 +178,8 @@ export class DeliveryAttemptService {
   }
 
   /**
-   * Sends the original request with our signature headers once the process's concurrency window has a
-   * place, gives back the places taken, and records the outcome.
+   * Sends the original request with our signature headers, gives back the places taken, and records the
+   * outcome.
    */
   private async sendAndRecord(
     delivery: DeliveryContext,
@@ -209,12 +194,9 @@ export class DeliveryAttemptService {
     };
     if (destination.secret)
       headers['hooktrail-signature'] = signPayload(destination.secret, delivery.id, timestamp, delivery.body);
-    // Sends wait for a place in the concurrency window, except those to a stuck destination: they are held
-    // to their own limit and spend their time waiting, so they must not take the places the others need.
-    const windowed = !this.slots.isStuck(destination.id);
-    if (windowed) await this.window.acquire();
     const at = new Date();
     let outcome;
+    this.sending++;
     try {
       outcome = await this.sender.send({
         method: delivery.method,
@@ -226,8 +208,8 @@ export class DeliveryAttemptService {
       // Recording the outcome needs no body: it is let go now, so that a delivery waiting for its record
       // holds no more memory than its outcome.
       delivery.body = SENT_BODY;
+      this.sending--;
       onSent?.();
-      if (windowed) this.window.release();
       this.slots.release(destination.id, Date.now() - at.getTime());
       if (FlowControlGate.applies(destination))
         this.gate

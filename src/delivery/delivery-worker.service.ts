@@ -2,7 +2,7 @@ import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Job, Queue } from 'bull';
-import { ConcurrencyWindow } from '../common/concurrency-window';
+import { Places } from '../common/places';
 import type { Environment } from '../config/environment';
 import { DELIVERY_CONCURRENCY, DeliveryAttemptService } from './delivery-attempt.service';
 import {
@@ -31,11 +31,7 @@ export class DeliveryWorker implements OnApplicationBootstrap {
    * Deliveries of dispatch jobs loaded or being sent at once: their bodies are in memory until their request
    * ends. Recording an outcome, which needs no body, waits outside this bound.
    */
-  private readonly dispatched = new ConcurrencyWindow({
-    max: DELIVERY_CONCURRENCY,
-    min: DELIVERY_CONCURRENCY,
-    targetDelayMs: Infinity,
-  });
+  private readonly dispatched = new Places(DELIVERY_CONCURRENCY);
 
   constructor(
     @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJob | DispatchJob>,

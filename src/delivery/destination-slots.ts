@@ -20,12 +20,12 @@ interface DestinationLoad {
 }
 
 /**
- * Each destination's share of a worker process's in-flight attempts (`capacity`, the concurrency window):
+ * Each destination's share of a worker process's in-flight attempts (`capacity`):
  * - A destination may hold at most a **fair share**, the capacity divided by the destinations that have
  *   attempts in flight (at least 4): alone it may use them all; a slow one that still answers within the
  *   time-out cannot take the places the others need.
  * - A **stuck** destination, one whose attempts run into the time-out (it hangs, drips, or black-holes
- *   connections), may hold at most `limit` (its attempts then wait outside the window).
+ *   connections), may hold at most `limit`.
  * A delivery refused a slot is deferred (its job runs again later, no attempt is counted), for about as
  * long as the deliveries deferred before it will take to be served at the destination's pace: deferred
  * jobs come back when there is room, not in a busy loop. A destination not measured yet is paced by how
@@ -66,11 +66,6 @@ export class DestinationSlots {
     if (!load.measured) load.firstStartedAt ??= this.now();
     load.inFlight++;
     return true;
-  }
-
-  /** Whether the destination's attempts run into the time-out (or none has ended yet): it is held to `limit`. */
-  isStuck(destinationId: string): boolean {
-    return this.stuck(this.loadOf(destinationId));
   }
 
   /** Frees the slot of an attempt that was not made after all (another limit deferred it). */

@@ -1,12 +1,11 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { EventLoopMonitor } from '../common/event-loop-monitor';
 import { DeliveryModule } from '../delivery/delivery.module';
 import { MetricsController } from './metrics.controller';
 import { Metrics, PROCESS_METRICS } from './metrics.service';
 
 /**
- * `GET /metrics`, the `Metrics` counters and the process's EventLoopMonitor, injectable anywhere (global),
- * in every APP_ROLE. `processMetrics`: whether they include Node's own (PROCESS_METRICS).
+ * `GET /metrics` and the `Metrics` counters, injectable anywhere (global), in every APP_ROLE.
+ * `processMetrics`: whether they include Node's own (PROCESS_METRICS).
  */
 @Module({})
 export class MetricsModule {
@@ -16,8 +15,8 @@ export class MetricsModule {
       global: true,
       imports: [DeliveryModule],
       controllers: [MetricsController],
-      providers: [{ provide: PROCESS_METRICS, useValue: processMetrics }, Metrics, EventLoopMonitor],
-      exports: [Metrics, EventLoopMonitor],
+      providers: [{ provide: PROCESS_METRICS, useValue: processMetrics }, Metrics],
+      exports: [Metrics],
     };
   }
 }

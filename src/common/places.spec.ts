@@ -1,0 +1,30 @@
+import { Places } from './places';
+
+describe(Places.name, () => {
+  it('gives places at once up to its size, then in turn as they are released', async () => {
+    const sut = new Places(2);
+    await sut.acquire();
+    await sut.acquire();
+    const order: string[] = [];
+    const third = sut.acquire().then(() => order.push('third'));
+    const fourth = sut.acquire().then(() => order.push('fourth'));
+    await Promise.resolve();
+    expect(order).toEqual([]);
+    sut.release();
+    await third;
+    expect(order).toEqual(['third']);
+    expect(sut.inUse).toBe(2);
+    sut.release();
+    await fourth;
+    expect(order).toEqual(['third', 'fourth']);
+  });
+
+  it('counts a place given back with no one waiting as free again', async () => {
+    const sut = new Places(1);
+    await sut.acquire();
+    sut.release();
+    expect(sut.inUse).toBe(0);
+    await sut.acquire();
+    expect(sut.inUse).toBe(1);
+  });
+});
