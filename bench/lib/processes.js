@@ -182,6 +182,7 @@ async function startSink(cert, key) {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return {
     url: `https://127.0.0.1:${ready.port}/hooks`,
+    pid: child.pid,
     phase: (name) => ask('phase', { name }),
     stats: () => ask('stats'),
     markers: async () => new Map((await ask('markers')).markers),
