@@ -397,6 +397,41 @@ describe('endpoint statistics', () => {
     expect(rows).toEqual([{ language: 'plpgsql', args: 7 }]);
   });
 
+  it('counts a statement that changes some statuses and rewrites others unchanged, writing nothing for the unchanged', async () => {
+    // No destination: its events stay received until this test changes them.
+    const own = await createEndpoint(sut.url);
+    const ids = await Promise.all(Array.from({ length: 6 }, (_, n) => capture(own, `{"n":${n}}`)));
+    const statsRows = async () =>
+      (
+        await db.query(
+          `select shard, span, bucket_start, received, delivered, failed, dead_letter
+           from endpoint_event_stats where endpoint_id = $1 order by shard, span, bucket_start`,
+          [own.endpointId],
+        )
+      ).rows;
+    const before = await statsRows();
+
+    // Every row rewritten, none with a new status: no delta, and no statistics row written.
+    await db.query('update events set headers = headers where endpoint_id = $1', [own.endpointId]);
+    expect(await statsRows()).toEqual(before);
+
+    // One statement: three delivered, three rewritten as they were.
+    await db.query(
+      `update events set status = case when id = any($2::uuid[]) then 'delivered' else status end
+       where endpoint_id = $1`,
+      [own.endpointId, ids.slice(0, 3)],
+    );
+    const buckets = (await stats('1h', own)).body.buckets as Bucket[];
+    const totals = buckets.reduce(
+      (sum, bucket) => ({
+        received: sum.received + bucket.received,
+        delivered: sum.delivered + bucket.delivered,
+      }),
+      { received: 0, delivered: 0 },
+    );
+    expect(totals).toEqual({ received: 3, delivered: 3 });
+  });
+
   it("answers 404 for another user's endpoint, an unknown one and a malformed id, 401 without a token", async () => {
     const stranger = await registerUser(sut.url);
     const asStranger = await stats('1h', { ...fixture, user: stranger });

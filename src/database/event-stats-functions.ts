@@ -8,6 +8,7 @@
  * as its first parameter, `p_shard`). `language`: `sql` in the first versions; `plpgsql` since
  * Migration20261129000000_event_stats_free_shards, because PostgreSQL 15 plans the body of a `sql` function
  * that it cannot inline (an insert) again at every call, and caches a `plpgsql` function's plans per session.
+ * `updates`: how an UPDATE's rows become deltas (UPDATE_DELTAS).
  */
 
 /** Inserts of events (captures) write shards 0 to 7; status changes and deletes (workers) 8 to 15. */
@@ -39,7 +40,8 @@ export const STATS_FREE_SHARD_SQL = `create function "stats_free_shard"(p_counte
           return p_first + v_own;
         end $$;`;
 
-const eventDeltas = (rows: string) => `
+/** The per-minute deltas of some rows (+1 or -1 each); `netZero` keeps or leaves out minutes whose deltas sum to 0. */
+const eventDeltas = (rows: string, netZero: 'kept' | 'left out' = 'kept') => `
   select array_agg(endpoint_id), array_agg(minute), array_agg(received), array_agg(delivered),
          array_agg(failed), array_agg(dead_letter)
   from (select endpoint_id, date_trunc('minute', received_at, 'UTC') as minute,
@@ -47,7 +49,38 @@ const eventDeltas = (rows: string) => `
                coalesce(sum(delta) filter (where status = 'delivered'), 0)::integer as delivered,
                coalesce(sum(delta) filter (where status = 'failed'), 0)::integer as failed,
                coalesce(sum(delta) filter (where status = 'dead_letter'), 0)::integer as dead_letter
-        from (${rows}) changed group by 1, 2) grouped`;
+        from (${rows}) changed group by 1, 2) grouped${
+          netZero === 'kept' ? '' : `\n  where (received, delivered, failed, dead_letter) <> (0, 0, 0, 0)`
+        }`;
+
+/**
+ * The deltas of an UPDATE statement's rows.
+ * - `joined`: the rows whose status, capture time or endpoint changed, found by joining the transition
+ *   tables on id. The first versions.
+ * - `netted`: every new row +1 and every old row -1, with no join: a row whose status, capture time and
+ *   endpoint stay the same adds and takes away 1 in the same minute and status, and minutes that net to
+ *   zero are left out. Since Migration20261202000000_event_stats_netted_updates: plpgsql keeps a generic
+ *   plan of the trigger's statement after a few calls, planned for transition tables of one row (a batch
+ *   of one status change), and its nested loop then compared every new row with every old one: 4.4 ms for
+ *   a batch of 175 status changes, against 0.66 ms hashed (BENCHMARKS.md, 2026-11-29).
+ */
+const UPDATE_DELTAS = {
+  joined: eventDeltas(`
+            select n.endpoint_id, n.received_at, n.status, 1 as delta
+            from new_rows n join old_rows o on o.id = n.id
+            where (n.status, n.received_at, n.endpoint_id) is distinct from (o.status, o.received_at, o.endpoint_id)
+            union all
+            select o.endpoint_id, o.received_at, o.status, -1
+            from new_rows n join old_rows o on o.id = n.id
+            where (n.status, n.received_at, n.endpoint_id) is distinct from (o.status, o.received_at, o.endpoint_id)`),
+  netted: eventDeltas(
+    `
+            select endpoint_id, received_at, status, 1 as delta from new_rows
+            union all
+            select endpoint_id, received_at, status, -1 from old_rows`,
+    'left out',
+  ),
+};
 
 export const eventStatsAddSql = (
   shard: string | null,
@@ -71,6 +104,7 @@ export const eventStatsAddSql = (
 
 export const eventStatsApplySql = (
   shard: string | null,
+  updates: keyof typeof UPDATE_DELTAS = 'joined',
 ): string => `create or replace function "endpoint_event_stats_apply"() returns trigger language plpgsql as $$
       declare
         v_endpoints uuid[]; v_minutes timestamptz[]; v_received integer[]; v_delivered integer[];
@@ -80,14 +114,7 @@ export const eventStatsApplySql = (
           ${eventDeltas('select endpoint_id, received_at, status, 1 as delta from new_rows')}
           into v_endpoints, v_minutes, v_received, v_delivered, v_failed, v_dead_letter;
         elsif tg_op = 'UPDATE' then
-          ${eventDeltas(`
-            select n.endpoint_id, n.received_at, n.status, 1 as delta
-            from new_rows n join old_rows o on o.id = n.id
-            where (n.status, n.received_at, n.endpoint_id) is distinct from (o.status, o.received_at, o.endpoint_id)
-            union all
-            select o.endpoint_id, o.received_at, o.status, -1
-            from new_rows n join old_rows o on o.id = n.id
-            where (n.status, n.received_at, n.endpoint_id) is distinct from (o.status, o.received_at, o.endpoint_id)`)}
+          ${UPDATE_DELTAS[updates]}
           into v_endpoints, v_minutes, v_received, v_delivered, v_failed, v_dead_letter;
         else
           ${eventDeltas(`
