@@ -72,17 +72,27 @@ interface MovedDelivery {
   attempt_count: number;
 }
 
-/** Each delivery with its event and destination as they are now. */
-const LOAD_FOR_ATTEMPTS: PreparedStatement = {
+/**
+ * Each delivery with its event and destination as they are now, read one delivery at a time through the
+ * three primary keys (a lateral subquery, which `limit 1` keeps from being merged into a join), whatever
+ * the planner believes of the tables. Written as a join on `d.id = any(...)`, each pooled connection kept
+ * the generic plan it made while the tables were small: a sequential scan of every delivery, 3.5 ms a
+ * batch of 24 in a drain after the capture benchmark (BENCHMARKS.md, 2026-11-29).
+ */
+export const LOAD_FOR_ATTEMPTS: PreparedStatement = {
   name: 'hooktrail-load-for-attempts',
-  text: `select d.id, d.event_id, d.status, d.attempt_count, d.last_attempted_at, e.endpoint_id, e.method,
-           e.headers, e.query, e.body_text, e.body_bytes, dest.id as destination_id,
-           dest.url as destination_url, dest.secret, dest.is_active, dest.rate_limit, dest.rate_limit_period,
-           dest.max_in_flight, dest.paused, dest.ordering
-         from deliveries d
-         join events e on e.id = d.event_id
-         left join destinations dest on dest.id = d.destination_id
-         where d.id = any(?::uuid[])`,
+  text: `select loaded.*
+         from unnest(?::uuid[]) as ids(id)
+         cross join lateral (
+           select d.id, d.event_id, d.status, d.attempt_count, d.last_attempted_at, e.endpoint_id, e.method,
+                  e.headers, e.query, e.body_text, e.body_bytes, dest.id as destination_id,
+                  dest.url as destination_url, dest.secret, dest.is_active, dest.rate_limit,
+                  dest.rate_limit_period, dest.max_in_flight, dest.paused, dest.ordering
+           from deliveries d
+           join events e on e.id = d.event_id
+           left join destinations dest on dest.id = d.destination_id
+           where d.id = ids.id
+           limit 1) loaded`,
 };
 
 /** One attempt's outcome, waiting to be recorded with the others of its batch. */

@@ -16,6 +16,29 @@ export async function queryPlan(db: Client, sql: string, bindings: unknown[]): P
 }
 
 /**
+ * The text of the generic plan of a statement written with knex's `?` placeholders of the given types: the
+ * plan a pooled connection keeps for a prepared statement once it stops planning each run.
+ */
+export async function genericPlan(
+  db: Client,
+  sql: string,
+  types: string[],
+  values: string[],
+): Promise<string> {
+  await db.query(`prepare generic_plan_of(${types.join(', ')}) as ${numbered(sql)}`);
+  try {
+    await db.query('set plan_cache_mode = force_generic_plan');
+    const { rows } = await db.query<{ 'QUERY PLAN': string }>(
+      `explain execute generic_plan_of(${values.map((value) => `'${value}'`).join(', ')})`,
+    );
+    return rows.map((row) => row['QUERY PLAN']).join('\n');
+  } finally {
+    await db.query('reset plan_cache_mode');
+    await db.query('deallocate generic_plan_of');
+  }
+}
+
+/**
  * A pg connection as the repositories' functions take one (`Sql`): to run them on a chosen connection. As
  * with knex, a statement is sent when awaited, and `options({ name })` makes it a prepared statement.
  */
