@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { searchSql } from '../src/events/events.repository';
-import { INDEX_BATCH_SQL } from '../src/events/search/search-indexer.service';
+import { QUEUED_BATCH_SQL, STALE_BATCH_SQL } from '../src/events/search/search-indexer.service';
 import { DAY, HOUR, MINUTE } from '../src/stats/stats-windows';
 import { api, type ApiResponse, registerUser, type RegisteredUser } from './support/api-client';
 import { HttpsDestination } from './support/https-destination';
@@ -568,17 +568,25 @@ describe('search indexing (a worker runs)', () => {
     expect(await search()).toEqual([id]);
   });
 
-  it('checks a fresh event for deliveries one event at a time, never by hashing every delivery', async () => {
-    // Statistics or not (a new database has none), the check stays per event.
-    for (const analyze of [
-      "delete from pg_statistic where starelid = 'deliveries'::regclass",
-      'analyze deliveries',
-    ]) {
-      await db.query(analyze);
-      const plan = await queryPlan(db, INDEX_BATCH_SQL, [60, 5, 1000]);
-      // Per event (on a table this small, by the planner's choice of scan), never hashed whole.
-      expect(plan).toMatch(/SubPlan 1\n.*Limit/);
-      expect(plan).not.toContain('hashed SubPlan');
+  it('reads the queue by row address, and the stale events by endpoint through their own index, never every event', async () => {
+    expect(await queryPlan(db, QUEUED_BATCH_SQL, [1000])).toContain('Tid Scan on search_queue');
+    await db.query('begin');
+    try {
+      // Of this table's few rows the planner would scan them all; the plan left without sequential scans
+      // is the one a large table gets.
+      await db.query('set local enable_seqscan = off');
+      const stale = await queryPlan(db, STALE_BATCH_SQL, [60, 1000, 1000]);
+      // The first endpoint with unmarked events (the walk's next steps are subplans EXPLAIN does not show),
+      // each one's stale range, then the rows by their primary key.
+      expect(stale).toContain('Index Only Scan using events_unsearchable_index');
+      expect(stale).toMatch(
+        /Index Cond: \(\(endpoint_id = waiting(_\d)?\.endpoint_id\) AND \(received_at < /,
+      );
+      expect(stale).toMatch(
+        /(Index Scan using|Bitmap Index Scan on) events_pkey[^\n]*\n\s+Index Cond: \(id = ANY/,
+      );
+    } finally {
+      await db.query('rollback');
     }
   });
 
@@ -601,7 +609,7 @@ describe('search indexing (a worker runs)', () => {
     }
   });
 
-  it('leaves an event with deliveries to its change of status for 60 s, then indexes it anyway', async () => {
+  it('queues an event without deliveries for the indexer, leaves one with deliveries to its change of status for 60 s, then indexes it anyway', async () => {
     const searchable = async (id: string) =>
       (await db.query('select searchable from events where id = $1', [id])).rows[0].searchable as boolean;
     const waitUntilSearchable = async (id: string) => {
@@ -618,6 +626,11 @@ describe('search indexing (a worker runs)', () => {
     const alone = await captureWebhook(await createEndpoint(sut.url));
     expect(await waitUntilSearchable(alone)).toBe(true);
     expect(await searchable(waiting)).toBe(false);
+    // The capture queued the event without deliveries, and the indexer took it off the queue as it marked it.
+    const queued = await db.query('select event_id from search_queue where event_id = any($1)', [
+      [alone, waiting],
+    ]);
+    expect(queued.rows).toEqual([]);
     const found = await api(
       sut.url,
       'GET',

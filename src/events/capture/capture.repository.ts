@@ -51,6 +51,9 @@ export type StoreOutcome =
  * inserted; those of an earlier event go to `event_repeats` (this statement's snapshot may predate that
  * event's commit, and updating the event here would wait on its row on the capture path).
  *
+ * Events stored without a delivery go to `search_queue`, for the search indexer to mark soon; those with
+ * deliveries are marked by their first change of status (SearchIndexer).
+ *
  * An endpoint or destination deleted while the statement runs makes it fail on a foreign key (23503);
  * CaptureWriter then retries the rows one by one, and they see the deletion.
  */
@@ -86,7 +89,11 @@ targets as (
   insert into deliveries (id, event_id, destination_id, destination_url, dispatch_id, status, next_attempt_at)
   select gen_random_uuid(), stored.id, targets.id, targets.url, stored.id, 'pending', now()
   from stored`;
-  const outcomes = (firstId: string, from: string) => `
+  const outcomes = (firstId: string, from: string) => `,
+unrouted as (
+  insert into search_queue (event_id)
+  select id from stored except select event_id from queued
+)
 select matched.position::int as position, matched.endpoint_id::text as endpoint_id, matched.is_active,
        matched.current_rules, matched.authorized, ${firstId} as first_id,
        coalesce(created.ids, '{}') as delivery_ids

@@ -13,39 +13,63 @@ const SEARCH_INDEX_BATCH = 1000;
  * indexed by the indexer, which bounds the rows `q` reads without the trigram index.
  */
 const STATUS_WAIT_SECONDS = 60;
-/**
- * Events younger than this are checked for deliveries; older ones without any wait for STATUS_WAIT_SECONDS
- * (only a pass that fell this far behind leaves one so long), which bounds the rows checked per pass.
- */
-const FRESH_SECONDS = 5;
 
 /**
- * Marks a batch: events past STATUS_WAIT_SECONDS, and fresh ones without deliveries. Whether a fresh event
- * has a delivery is one index lookup per event (a scalar subquery, `limit 1`): written as `not exists`, the
- * planner ran it as a hashed subplan, a sequential scan of every delivery each pass, whenever the
- * deliveries fit in work_mem (12-41 ms a pass at 20,000 deliveries in the delivery benchmark).
+ * Marks a batch of the events captures queued (stored without a delivery). The queue's rows are taken by
+ * their ctid (a TID scan, the table has no index); rows whose event is gone mark nothing and are dropped.
  */
-export const INDEX_BATCH_SQL = `
+export const QUEUED_BATCH_SQL = `
+  with taken as (
+    delete from search_queue
+    where ctid = any(array(select ctid from search_queue limit ? for update skip locked))
+    returning event_id
+  ),
+  marked as (
+    update events set searchable = true
+    where id = any(array(select event_id from taken)) and not searchable
+  )
+  select count(*)::int as taken from taken`;
+
+/**
+ * Marks a batch of the events still unmarked STATUS_WAIT_SECONDS after their capture, through the unmarked
+ * events' index (endpoint, capture time) only: `waiting` walks it from one endpoint to the next (each step
+ * one descent of the index, a loose index scan), and each endpoint's stale events are a range of it. A
+ * pass so reads the index entries of the endpoints with unmarked events and the rows of the events it
+ * marks, however many events the table holds, how many endpoints there are, or how many younger events
+ * wait for their status (read as one filter, the planner scanned the whole table: 31 ms at 40,000 events).
+ * The events are then updated by their primary key (`= any(array(...))`), whatever the table's size.
+ */
+export const STALE_BATCH_SQL = `
+  with recursive waiting(endpoint_id) as (
+    (select endpoint_id from events where not searchable order by endpoint_id limit 1)
+    union all
+    select (select e.endpoint_id from events e
+            where not e.searchable and e.endpoint_id > waiting.endpoint_id
+            order by e.endpoint_id limit 1)
+    from waiting where waiting.endpoint_id is not null
+  )
   update events set searchable = true
-  where id in (
-    select id from events e
-    where not searchable
-      and (received_at < now() - make_interval(secs => ?)
-           or (received_at > now() - make_interval(secs => ?)
-               and (select true from deliveries d where d.event_id = e.id limit 1) is null))
-    limit ? for update skip locked)`;
+  where id = any(array(
+    select stale.id from waiting
+    cross join lateral (
+      select id from events
+      where endpoint_id = waiting.endpoint_id and not searchable
+        and received_at < now() - make_interval(secs => ?)
+      limit ? for update skip locked) stale
+    limit ?))`;
 
 /**
  * Puts captured events into the trigram index for `q`, in batches, off the capture path (a worker:
  * APP_ROLE `worker`, or the delivery thread of `all`). A capture stores its event unmarked, which costs
- * one small btree entry instead of the trigrams of its whole body; every second this marks what was
- * captured since (`searchable`), batch after batch until none is left. An event with deliveries is left to
+ * one small btree entry instead of the trigrams of its whole body. An event with deliveries is left to
  * the first change of its status, which marks it in the same write (event-status.ts), for up to
  * STATUS_WAIT_SECONDS: indexed here first, its row would go into the trigram index twice, since the status
- * write makes a new version of it (the status is indexed, so the update cannot be HOT). Until it is
- * marked, `q` finds the event through that btree (eventFilterSql), so a search never misses a stored
- * event. Workers side by side take different rows (SKIP LOCKED), and a delivery updating an event's status
- * never waits for more than one batch.
+ * write makes a new version of it (the status is indexed, so the update cannot be HOT). An event without
+ * any is queued by its capture statement (`search_queue`). Every second this marks the queued events and
+ * those past STATUS_WAIT_SECONDS, batch after batch until none is left. Until it is marked, `q` finds the
+ * event through that btree (eventFilterSql), so a search never misses a stored event. Workers side by
+ * side take different rows (SKIP LOCKED), and a delivery updating an event's status never waits for more
+ * than one batch.
  */
 @Injectable()
 export class SearchIndexer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -66,17 +90,21 @@ export class SearchIndexer implements OnApplicationBootstrap, OnApplicationShutd
     return this.runs.stop();
   }
 
-  /** Marks every unmarked event, a batch at a time. */
+  /** Marks the queued events, then the stale ones, a batch at a time. */
   private async indexAll(): Promise<void> {
-    let marked: number;
-    do marked = await this.indexBatch();
-    while (marked === SEARCH_INDEX_BATCH);
+    const knex = this.em.getKnex();
+    await untilShort(async () => (await knex.raw(QUEUED_BATCH_SQL, [SEARCH_INDEX_BATCH])).rows[0].taken);
+    await untilShort(
+      async () =>
+        (await knex.raw(STALE_BATCH_SQL, [STATUS_WAIT_SECONDS, SEARCH_INDEX_BATCH, SEARCH_INDEX_BATCH]))
+          .rowCount,
+    );
   }
+}
 
-  private async indexBatch(): Promise<number> {
-    const result = await this.em
-      .getKnex()
-      .raw(INDEX_BATCH_SQL, [STATUS_WAIT_SECONDS, FRESH_SECONDS, SEARCH_INDEX_BATCH]);
-    return result.rowCount as number;
-  }
+/** Runs batches until one takes fewer than SEARCH_INDEX_BATCH rows (none left, or the last of them). */
+async function untilShort(batch: () => Promise<number>): Promise<void> {
+  let rows: number;
+  do rows = await batch();
+  while (rows === SEARCH_INDEX_BATCH);
 }
