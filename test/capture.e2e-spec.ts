@@ -125,6 +125,11 @@ describe('capture URL', () => {
     ['an empty JSON body', 'application/json', Buffer.alloc(0)],
     ['UTF-8 with non-ASCII text', 'text/plain; charset=utf-8', Buffer.from('Grüße, 東京, 🎉')],
     ['UTF-8 text holding a NUL byte', 'text/plain', Buffer.from('before\u0000after')],
+    [
+      'text with quotes, backslashes, escape-like sequences and control characters',
+      'text/plain',
+      Buffer.from('"q" \\ \\u0000 \\ud800 \\" {"a":[1]} \t\u0001\u001f\u007f \u2028\u2029 \r\n'),
+    ],
   ];
 
   it.each(contentTypes)('stores %s exactly as sent', async (_label, contentType, body) => {
