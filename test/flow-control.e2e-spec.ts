@@ -181,10 +181,12 @@ describe('flow control: limits held across two worker processes', () => {
       // first's own start). These are the worker's records of each start, not arrivals at the destination:
       // an arrival is also late by the TLS handshake of a worker's first connection, which bunches arrivals
       // up without any slot being early (one CI run saw 12 arrivals in a second, another a span of 3,674 ms).
+      // This is what bounds the rate: any span of time holds at most its slots (10 a second, from the first),
+      // plus starts of earlier slots that came late into it. A deferred job can come back late (Bull's delay
+      // timer, a busy machine) and still goes in its slot's turn, so a second may count more than 10 starts
+      // without any slot taken early: a CI run on a slow hour saw 13, with starts up to 232 ms late. A count
+      // per second would test the machine's speed; the slots test the limit.
       expect(lateness.filter((late) => late < -50)).toEqual([]);
-      // A second holds 10 slots; a delivery whose deferred job comes back late (Bull's delay timer, a busy
-      // worker) still goes in its slot's turn, so a second may see one or two more starts: the long-run rate is exact.
-      expect(mostInWindow(starts, 1000)).toBeLessThanOrEqual(12);
     } finally {
       await destination.close();
     }
