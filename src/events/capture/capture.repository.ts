@@ -89,11 +89,12 @@ targets as (
   insert into deliveries (id, event_id, destination_id, destination_url, dispatch_id, status, next_attempt_at)
   select gen_random_uuid(), stored.id, targets.id, targets.url, stored.id, 'pending', now()
   from stored`;
-  const outcomes = (firstId: string, from: string) => `,
+  const queueUnrouted = `,
 unrouted as (
   insert into search_queue (event_id)
   select id from stored except select event_id from queued
-)
+)`;
+  const outcomes = (firstId: string, from: string) => `
 select matched.position::int as position, matched.endpoint_id::text as endpoint_id, matched.is_active,
        matched.current_rules, matched.authorized, ${firstId} as first_id,
        coalesce(created.ids, '{}') as delivery_ids
@@ -111,7 +112,7 @@ stored as (${insertEvents}
 queued as (${insertDeliveries}
   join targets on targets.endpoint_id = stored.endpoint_id
   returning id, event_id
-)${outcomes('null::text', '')}`;
+)${queueUnrouted}${outcomes('null::text', '')}`;
   return `${input}
 accepted as (
   select id, endpoint_id, dedup_key, dedup_expires_at, position, forward, skip
@@ -152,7 +153,7 @@ queued as (${insertDeliveries}
   join targets on targets.endpoint_id = stored.endpoint_id
   where judged.forward and (judged.skip is null or targets.id::text <> all(string_to_array(judged.skip, ' ')))
   returning id, event_id
-)${outcomes('judged.first_id::text', '\nleft join judged on judged.id = matched.id')}`;
+)${queueUnrouted}${outcomes('judged.first_id::text', '\nleft join judged on judged.id = matched.id')}`;
 }
 
 /**
