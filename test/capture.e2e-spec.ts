@@ -3,6 +3,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { Client } from 'pg';
 import { CAPTURE_POOL_SIZE } from '../src/events/capture/capture-writer';
 import { api, registerUser, type RegisteredUser } from './support/api-client';
+import { routeQueued } from './support/knex-sql';
 import { send } from './support/raw-http';
 import { POSTGRES_URL, startTestApp, type TestApp } from './support/test-app';
 
@@ -242,7 +243,7 @@ describe('capture URL', () => {
     expect(await countEvents('endpoint_id = $1', [inactive.id])).toBe(1);
   });
 
-  it('creates one pending delivery per active destination, committed before the answer', async () => {
+  it('queues the event for its active destinations before the answer; the router makes one pending delivery each', async () => {
     const target = await createEndpoint(sut.url, user, 'With destinations');
     const urls = [
       'https://hooks.example.com/a',
@@ -264,7 +265,13 @@ describe('capture URL', () => {
 
     const response = await send(sut.url, 'POST', `/in/${target.token}`, { body: '{"n":1}' });
     expect(response.status).toBe(200);
-    // queried right after the answer: the rows are already committed
+    // queried right after the answer: the row is already committed (this app runs no worker to take it)
+    const queued = await db.query(
+      'select array(select unnest(destination_ids) order by 1) as destination_ids from routing_queue where event_id = $1',
+      [response.json.id],
+    );
+    expect(queued.rows).toEqual([{ destination_ids: [ids[0], ids[1]].sort() }]);
+    await routeQueued(db);
     const { rows } = await db.query(
       `select destination_id, destination_url, dispatch_id, status, attempt_count, next_attempt_at
        from deliveries where event_id = $1 order by destination_url`,
@@ -302,6 +309,28 @@ describe('capture URL', () => {
     });
   });
 
+  it('routes an event to the destinations active at its capture that are still active: none added or switched off since', async () => {
+    const target = await createEndpoint(sut.url, user, 'Changed before routing');
+    const destinations = `/api/endpoints/${target.id}/destinations`;
+    const add = async (url: string) =>
+      (await api(sut.url, 'POST', destinations, { token: user.accessToken, body: { url } })).body.destination
+        .id as string;
+    const kept = await add('https://hooks.example.com/kept');
+    const switchedOff = await add('https://hooks.example.com/switched-off');
+    const response = await send(sut.url, 'POST', `/in/${target.token}`, { body: '{"n":2}' });
+    expect(response.status).toBe(200);
+    await api(sut.url, 'PATCH', `${destinations}/${switchedOff}`, {
+      token: user.accessToken,
+      body: { is_active: false },
+    });
+    await add('https://hooks.example.com/added-after');
+
+    await routeQueued(db);
+    const { rows } = await db.query('select destination_id from deliveries where event_id = $1', [
+      response.json.id,
+    ]);
+    expect(rows).toEqual([{ destination_id: kept }]);
+  });
   it('answers each of many concurrent captures with its own event (group commit keeps them apart)', async () => {
     const other = await createEndpoint(sut.url, user, 'Concurrent');
     const inactive = await createEndpoint(sut.url, user, 'Concurrent inactive');

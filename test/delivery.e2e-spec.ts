@@ -5,6 +5,7 @@ import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { LOAD_FOR_ATTEMPTS } from '../src/delivery/attempts.repository';
 import { OutboxRepository } from '../src/delivery/outbox.repository';
+import { ROUTE_BATCH, ROUTE_BATCH_SQL } from '../src/delivery/delivery-router.service';
 import { lockEvents, REFRESH, refreshEventStatuses } from '../src/events/event-status';
 import Stripe from 'stripe';
 import { api } from './support/api-client';
@@ -309,6 +310,25 @@ describe('delivery engine', () => {
       expect(plan).toContain('Index Cond: (id = d.destination_id)');
       expect(plan).not.toContain('Seq Scan');
     } finally {
+      await db.end();
+    }
+  });
+
+  it('routes queued events by row address, and reads their events and destinations by primary key', async () => {
+    const db = new Client({ connectionString: sut.env.DATABASE_URL });
+    await db.connect();
+    try {
+      await db.query('begin');
+      // Of these tables' few rows the planner would scan them all; the plan left without sequential scans
+      // is the one large tables get (the queue itself has no index: it is read by row address).
+      await db.query('set local enable_seqscan = off');
+      const plan = await queryPlan(db, ROUTE_BATCH_SQL, [ROUTE_BATCH]);
+      expect(plan).toContain('Tid Scan on routing_queue');
+      expect(plan).toMatch(/events_pkey[^\n]*\n\s+Index Cond: \(id = ANY/);
+      expect(plan).toMatch(/destinations_pkey[^\n]*\n\s+Index Cond: \(id = target\.id\)/);
+      expect(plan).not.toMatch(/Seq Scan on (events|destinations)/);
+    } finally {
+      await db.query('rollback');
       await db.end();
     }
   });

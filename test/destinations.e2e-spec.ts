@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { api, registerUser, type RegisteredUser } from './support/api-client';
+import { routeQueued } from './support/knex-sql';
 import { startTestApp, type TestApp } from './support/test-app';
 
 async function setUp(sut: TestApp): Promise<{ user: RegisteredUser; endpointId: string; token: string }> {
@@ -103,7 +104,7 @@ describe('destinations', () => {
   });
 
   it('gets one destination with its backlog: deliveries not yet delivered nor dead-lettered, and the oldest', async () => {
-    // APP_ROLE=api: no worker runs, so every capture's delivery waits.
+    // APP_ROLE=api: no worker runs, so every capture's delivery waits once the test has routed it.
     const own = await setUp(sut);
     const path = `/api/endpoints/${own.endpointId}/destinations`;
     const ownCall = (method: string, route: string) =>
@@ -118,6 +119,7 @@ describe('destinations', () => {
       const captured = await fetch(`${sut.url}/in/${own.token}`, { method: 'POST', body: `{"n":${n}}` });
       eventIds.push(((await captured.json()) as { id: string }).id);
     }
+    await routeQueued(db);
     const { rows } = await db.query<{ event_id: string; created_at: Date }>(
       'select event_id, created_at from deliveries where event_id = any($1) order by created_at',
       [eventIds],
@@ -203,6 +205,7 @@ describe('destinations', () => {
     const destination = await add({ url: 'https://api.example.com/removed' });
     const captured = await fetch(`${sut.url}/in/${token}`, { method: 'POST', body: '{"before":"removal"}' });
     const { id: eventId } = (await captured.json()) as { id: string };
+    await routeQueued(db);
 
     const response = await call('DELETE', `${base()}/${destination.id}`);
     expect(response).toMatchObject({ status: 200, body: { ok: true } });
@@ -220,6 +223,7 @@ describe('destinations', () => {
     const after = (await (await fetch(`${sut.url}/in/${token}`, { method: 'POST', body: '{}' })).json()) as {
       id: string;
     };
+    await routeQueued(db);
     const { rows } = await db.query('select destination_url from deliveries where event_id = $1', [after.id]);
     expect(rows.map((row) => row.destination_url)).not.toContain('https://api.example.com/removed');
   });

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { api, registerUser, type RegisteredUser } from './support/api-client';
+import { routeQueued } from './support/knex-sql';
 import { startTestApp, type TestApp } from './support/test-app';
 
 describe('endpoints', () => {
@@ -189,6 +190,7 @@ describe('endpoints', () => {
       (row) => row.id,
     );
     expect(eventIds).toHaveLength(3);
+    await routeQueued(db);
     expect(await count('deliveries', 'event_id = any($1)', [eventIds])).toBe(3);
     expect(await count('destinations', 'endpoint_id = $1', [endpoint.id])).toBe(1);
 

@@ -5,7 +5,7 @@ import { QUEUED_BATCH_SQL, STALE_BATCH_SQL } from '../src/events/search/search-i
 import { DAY, HOUR, MINUTE } from '../src/stats/stats-windows';
 import { api, type ApiResponse, registerUser, type RegisteredUser } from './support/api-client';
 import { HttpsDestination } from './support/https-destination';
-import { queryPlan } from './support/knex-sql';
+import { queryPlan, routeQueued } from './support/knex-sql';
 import { startTestApp, type TestApp } from './support/test-app';
 import {
   addDestination,
@@ -423,6 +423,7 @@ describe('events API', () => {
         body: '{"hello":"world"}',
       });
       const { id } = (await response.json()) as { id: string };
+      await routeQueued(db);
       // a later dispatch (as a replay makes) of the same event, with one attempt recorded
       await db.query(
         `insert into deliveries (id, event_id, destination_id, destination_url, dispatch_id, status, attempt_count, response_code,

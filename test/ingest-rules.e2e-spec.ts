@@ -5,6 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { api, registerUser, type RegisteredUser } from './support/api-client';
 import { HttpsDestination } from './support/https-destination';
+import { routeQueued } from './support/knex-sql';
 import { send, type RawResponse } from './support/raw-http';
 import { type ServiceProcess, spawnService, stopService } from './support/service-process';
 import { DUPLICATE_COUNT } from '../src/events/events.repository';
@@ -133,7 +134,9 @@ describe('ingest rules', () => {
       headers: { 'content-type': 'application/json', ...headers },
     });
 
+  /** The endpoint's events, with their deliveries once routed (the router's statement, run here: no worker runs). */
   async function stored(fixture: EndpointFixture) {
+    await routeQueued(db);
     const { rows } = await db.query<{
       id: string;
       verification_status: string;
@@ -356,6 +359,7 @@ describe('ingest rules', () => {
       const paid = await post(fixture, '{"type":"invoice.paid"}', { 'x-env': 'live' });
       const charge = await post(fixture, '{"type":"charge.failed"}', { 'x-env': 'live' });
 
+      await routeQueued(db);
       const targets = async (eventId: string) =>
         (
           await db.query<{ destination_id: string }>(
@@ -400,6 +404,7 @@ describe('ingest rules', () => {
       const invoices = created.body.destination.id;
       const paid = await post(fixture, '{"type":"invoice.paid"}');
       const charge = await post(fixture, '{"type":"charge.failed"}');
+      await routeQueued(db);
       const replay = (answer: RawResponse) =>
         api(sut.url, 'POST', `/api/endpoints/${fixture.endpointId}/events/${answer.json.id}/replay`, {
           token: fixture.user.accessToken,
@@ -467,6 +472,7 @@ describe('ingest rules', () => {
         body: { filter: { body: { kind: 'a' } } },
       });
       const after = await post(fixture, '{"kind":"b"}');
+      await routeQueued(db);
 
       expect([await deliveries(before), await deliveries(after)]).toEqual([1, 0]);
     });
@@ -487,6 +493,7 @@ describe('ingest rules', () => {
       const skipped = await post(fixture, '{"kind":"b"}');
       const matched = await post(fixture, '{"kind":"a"}');
 
+      await routeQueued(db);
       const deliveries = await db.query<{ event_id: string }>(
         'select event_id from deliveries where destination_id = $1',
         [id],

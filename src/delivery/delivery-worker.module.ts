@@ -4,6 +4,7 @@ import type { Environment } from '../config/environment';
 import { MailModule } from '../mail/mail.module';
 import { DeliveryAttemptService } from './delivery-attempt.service';
 import { createHttpAgents, DeliverySender, HTTP_AGENTS } from './delivery-sender';
+import { DeliveryRouter } from './delivery-router.service';
 import { DeliverySweeper } from './delivery-sweeper.service';
 import { DeliveryWorker } from './delivery-worker.service';
 import { FifoPumpWorker } from './fifo-pump-worker.service';
@@ -11,9 +12,9 @@ import { FlowControlGate } from './flow-control-gate';
 import { DeliveryModule } from './delivery.module';
 
 /**
- * What a worker runs for deliveries: the delivery processor, the FIFO destinations' pumps and the outbox
- * sweeper (MailModule for the
- * alert a dead letter schedules; the alerts' own processor is AlertWorkerModule).
+ * What a worker runs for deliveries: the router that makes captured events' deliveries, the delivery
+ * processor, the FIFO destinations' pumps and the outbox sweeper (MailModule for the alert a dead letter
+ * schedules; the alerts' own processor is AlertWorkerModule).
  */
 @Module({
   imports: [DeliveryModule, MailModule],
@@ -27,6 +28,7 @@ import { DeliveryModule } from './delivery.module';
     DeliverySender,
     FlowControlGate,
     DeliveryAttemptService,
+    DeliveryRouter,
     DeliveryWorker,
     FifoPumpWorker,
     DeliverySweeper,

@@ -11,6 +11,7 @@ import {
 } from './delivery-jobs';
 import { AttemptsRepository } from './attempts.repository';
 import { DeliveryQueue } from './delivery-queue.service';
+import { RoutingSignal } from './delivery-router.service';
 import { DestinationBacklogs } from './destination-backlogs.service';
 import { FIFO_PUMP_QUEUE, FifoPumps } from './fifo-pumps.service';
 import { HeldDeliveries } from './held-deliveries.service';
@@ -18,6 +19,7 @@ import { OutboxRepository } from './outbox.repository';
 
 const PROVIDERS = [
   DeliveryQueue,
+  RoutingSignal,
   AttemptsRepository,
   OutboxRepository,
   DestinationBacklogs,
@@ -26,7 +28,8 @@ const PROVIDERS = [
 ];
 
 /**
- * The delivery queue (with the retry schedule as Bull's backoff strategy) and its producer, the FIFO
+ * The delivery queue (with the retry schedule as Bull's backoff strategy) and its producer, the signal that
+ * tells the routers of newly captured events, the FIFO
  * destinations' pumps, each destination's backlog read from the outbox, and the release of a resumed
  * destination's held backlog.
  */

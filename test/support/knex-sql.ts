@@ -2,11 +2,27 @@
 // repositories' functions on a connection a test chooses.
 import type { Client } from 'pg';
 import type { Sql } from '../../src/database/sql';
+import { ROUTE_BATCH, ROUTE_BATCH_SQL } from '../../src/delivery/delivery-router.service';
 
 /** A statement written with knex's `?` placeholders, in PostgreSQL's `$n`. */
 function numbered(sql: string): string {
   let parameter = 0;
   return sql.replace(/\?/g, () => `$${++parameter}`);
+}
+
+/**
+ * Makes the deliveries of every captured event still queued for routing, with the statement of a worker's
+ * router (DeliveryRouter), for tests whose application runs no worker. Returns the new deliveries' ids.
+ */
+export async function routeQueued(db: Client): Promise<string[]> {
+  const made: string[] = [];
+  let taken: number;
+  do {
+    const { rows } = await db.query(numbered(ROUTE_BATCH_SQL), [ROUTE_BATCH]);
+    made.push(...rows[0].delivery_ids);
+    taken = rows[0].taken;
+  } while (taken === ROUTE_BATCH);
+  return made;
 }
 
 /** The text of PostgreSQL's plan for a statement written with knex's `?` placeholders. */

@@ -1,6 +1,6 @@
 import type { ConfigService } from '@nestjs/config';
 import type { Environment } from '../../config/environment';
-import type { DeliveryQueue } from '../../delivery/delivery-queue.service';
+import type { RoutingSignal } from '../../delivery/delivery-router.service';
 import type { Metrics } from '../../metrics/metrics.service';
 import type { CaptureRepository, NewCapture, StoreOutcome } from './capture.repository';
 import { CaptureWriter } from './capture-writer';
@@ -28,22 +28,14 @@ function capture(token: string): NewCapture {
   };
 }
 
-const stored = (token: string): StoreOutcome => ({
-  kind: 'stored',
-  endpointId: 'endpoint',
-  deliveryIds: [`delivery-${token}`],
-});
+const stored = (token: string): StoreOutcome => ({ kind: 'stored', endpointId: `endpoint-${token}` });
 
 /** A collaborator stub with only the members the test needs. */
 const stub = <T>(members: Partial<T>): T => members as T;
 
-/** A repository whose statements the test controls; it records the batches it was given. */
-function makeSut(
-  store: (captures: NewCapture[]) => Promise<StoreOutcome[]>,
-  dispatch: (deliveryIds: readonly string[]) => Promise<void> = async () => undefined,
-) {
+/** A repository whose statements the test controls; it records the batches it was given, and announcements. */
+function makeSut(store: (captures: NewCapture[]) => Promise<StoreOutcome[]>) {
   const batches: string[][] = [];
-  const enqueued: string[] = [];
   const close = jest.fn(async () => undefined);
   const repository = stub<CaptureRepository>({
     storeBatch: (captures) => {
@@ -52,53 +44,61 @@ function makeSut(
     },
     close,
   });
-  const queue = stub<DeliveryQueue>({
-    dispatch: (deliveryIds) => {
-      enqueued.push(...deliveryIds);
-      return dispatch(deliveryIds);
-    },
-  });
+  const announce = jest.fn();
+  const routing = stub<RoutingSignal>({ announce });
   const config = stub<ConfigService<Environment, true>>({ get: () => 2000 as never });
   const metrics = stub<Metrics>({ gauge: () => undefined });
-  return { sut: new CaptureWriter(repository, queue, config, metrics), batches, enqueued, close };
+  return { sut: new CaptureWriter(repository, routing, config, metrics), batches, announce, close };
 }
 
 /** Writes the capture of `token` with a deadline far enough ahead never to matter here. */
 const write = (sut: CaptureWriter, token: string) => sut.write(capture(token), Date.now() + 60_000);
 
 const rowError = Object.assign(
-  new Error('insert or update on table "deliveries" violates foreign key constraint'),
+  new Error('insert or update on table "events" violates foreign key constraint'),
   { code: '23503' },
 );
 
 describe(CaptureWriter.name, () => {
-  it('answers each capture with its own outcome and enqueues the batch deliveries once, after the commit', async () => {
-    const { sut, batches, enqueued } = makeSut(async (captures) =>
+  it('answers each capture with its own outcome and tells the routers once a batch, after its commit', async () => {
+    const { sut, batches, announce } = makeSut(async (captures) =>
       captures.map((item) => stored(item.token)),
     );
     const outcomes = await Promise.all(['a', 'b', 'c', 'd'].map((token) => write(sut, token)));
     expect(outcomes).toEqual([stored('a'), stored('b'), stored('c'), stored('d')]);
     expect(batches).toEqual([['a'], ['b'], ['c', 'd']]);
-    expect(enqueued).toEqual(['delivery-a', 'delivery-b', 'delivery-c', 'delivery-d']);
+    expect(announce).toHaveBeenCalledTimes(3);
   });
 
-  it('still answers when the delivery queue (Redis) fails: the sweeper enqueues later', async () => {
-    const { sut } = makeSut(
-      async (captures) => captures.map((item) => stored(item.token)),
-      async () => {
-        throw new Error('Redis is down');
-      },
+  it('tells the routers only once the batch is committed', async () => {
+    let commit: () => void = () => undefined;
+    const { sut, announce } = makeSut(
+      (captures) =>
+        new Promise((resolve) => (commit = () => resolve(captures.map((item) => stored(item.token))))),
     );
-    await expect(write(sut, 'a')).resolves.toEqual(stored('a'));
+    const pending = write(sut, 'a');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(announce).not.toHaveBeenCalled();
+    commit();
+    await expect(pending).resolves.toEqual(stored('a'));
+    expect(announce).toHaveBeenCalledTimes(1);
+  });
+
+  it('tells the routers nothing for a batch that stored no event', async () => {
+    const { sut, announce } = makeSut(async (captures) =>
+      captures.map(() => ({ kind: 'unknown-endpoint' as const })),
+    );
+    await expect(write(sut, 'a')).resolves.toEqual({ kind: 'unknown-endpoint' });
+    expect(announce).not.toHaveBeenCalled();
   });
 
   it('rejects every capture of a batch when PostgreSQL fails', async () => {
-    const { sut, enqueued } = makeSut(async () => {
+    const { sut, announce } = makeSut(async () => {
       throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     });
     await expect(Promise.all([write(sut, 'a'), write(sut, 'b')])).rejects.toThrow('ECONNREFUSED');
     await expect(write(sut, 'c')).rejects.toThrow('ECONNREFUSED');
-    expect(enqueued).toEqual([]);
+    expect(announce).not.toHaveBeenCalled();
   });
 
   it('retries the rows of a batch one by one when one row breaks a constraint, so only that row fails', async () => {

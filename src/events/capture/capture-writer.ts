@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../../config/environment';
-import { DeliveryQueue } from '../../delivery/delivery-queue.service';
+import { RoutingSignal } from '../../delivery/delivery-router.service';
 import { Metrics } from '../../metrics/metrics.service';
 import { CaptureRepository, type NewCapture, type StoreOutcome } from './capture.repository';
 import { GroupCommit } from '../../common/group-commit';
@@ -64,8 +64,8 @@ function isRowError(error: unknown): boolean {
 /**
  * Writes captures durably with group commit: concurrent captures are stored together in one statement
  * (CaptureRepository), and each caller is answered once its batch is committed. After each commit the
- * batch's new deliveries are handed to the delivery queue without waiting: if Redis is down, the rows stay
- * `pending` and the delivery sweeper enqueues them later, so a capture never fails because of Redis.
+ * routers are told that events wait to be routed, without waiting: if Redis is down, the events wait in
+ * `routing_queue` for a router's next look, so a capture never fails because of Redis.
  * Rejects (for the whole batch) when PostgreSQL fails.
  */
 @Injectable()
@@ -78,7 +78,7 @@ export class CaptureWriter implements OnApplicationShutdown {
 
   constructor(
     private readonly repository: CaptureRepository,
-    private readonly deliveryQueue: DeliveryQueue,
+    private readonly routing: RoutingSignal,
     config: ConfigService<Environment, true>,
     metrics: Metrics,
   ) {
@@ -115,16 +115,7 @@ export class CaptureWriter implements OnApplicationShutdown {
 
   private async commit(captures: NewCapture[]): Promise<WriteOutcome[]> {
     const outcomes = await this.storeIsolatingBadRows(captures);
-    const deliveryIds = outcomes.flatMap((outcome) => (outcome.kind === 'stored' ? outcome.deliveryIds : []));
-    if (deliveryIds.length > 0) {
-      this.deliveryQueue
-        .dispatch(deliveryIds)
-        .catch((error: Error) =>
-          this.logger.warn(
-            `${deliveryIds.length} deliveries left to the sweeper (enqueue failed: ${error.message})`,
-          ),
-        );
-    }
+    if (outcomes.some((outcome) => outcome.kind === 'stored')) this.routing.announce();
     return outcomes;
   }
 

@@ -28,7 +28,7 @@ export interface NewCapture {
 }
 
 export type StoreOutcome =
-  | { kind: 'stored'; endpointId: string; deliveryIds: string[] }
+  | { kind: 'stored'; endpointId: string }
   | { kind: 'duplicate'; firstId: string }
   | { kind: 'stale-rules' }
   | { kind: 'unauthorized' }
@@ -37,12 +37,13 @@ export type StoreOutcome =
 
 /**
  * The statement that stores a batch of captures at once (so one implicit transaction and one commit): the
- * endpoints are looked up by token, the events of active endpoints are inserted, and one `pending` delivery per
- * active destination of each event that is forwarded, except the destinations its filters skip (the
- * outbox the delivery sweeper drains). Every input row gets its outcome back, in input order. Unknown and
- * inactive endpoints are decided in the same round trip and store nothing; so does a capture judged by
- * rules older than the endpoint's `rules_version` (the process reloads them and judges it again), and one
- * judged unauthorized (missing the inbound credential) comes here only to have that version confirmed.
+ * endpoints are looked up by token, the events of active endpoints are inserted, and each event that is
+ * forwarded is queued in `routing_queue` with its destinations (the endpoint's active ones, but those its
+ * filters skip), for a worker's router to make its deliveries (DeliveryRouter). Every input row gets its
+ * outcome back, in input order. Unknown and inactive endpoints are decided in the same round trip and store
+ * nothing; so does a capture judged by rules older than the endpoint's `rules_version` (the process reloads
+ * them and judges it again), and one judged unauthorized (missing the inbound credential) comes here only
+ * to have that version confirmed.
  *
  * Dedup: a row with a key claims it in `dedup_keys` (unique per endpoint) unless a live claim holds it; the
  * upsert returns the claim's event, so a repeat (in this batch or from another process, whose statement
@@ -51,10 +52,10 @@ export type StoreOutcome =
  * inserted; those of an earlier event go to `event_repeats` (this statement's snapshot may predate that
  * event's commit, and updating the event here would wait on its row on the capture path).
  *
- * Events stored without a delivery go to `search_queue`, for the search indexer to mark soon; those with
- * deliveries are marked by their first change of status (SearchIndexer).
+ * An event stored with no destination to go to is queued in `search_queue` instead, for the search indexer
+ * to mark soon; one with deliveries is marked by their first change of status (SearchIndexer).
  *
- * An endpoint or destination deleted while the statement runs makes it fail on a foreign key (23503);
+ * An endpoint deleted while the statement runs makes it fail on a foreign key (23503);
  * CaptureWriter then retries the rows one by one, and they see the deletion.
  */
 function storeBatchSql(routed: boolean): string {
@@ -77,7 +78,7 @@ matched as (
   from input left join found on found.public_token = input.token
 ),
 targets as (
-  select id, endpoint_id, url from destinations
+  select id, endpoint_id from destinations
   where is_active and endpoint_id in (select id from found where is_active)
 ),`;
   const insertEvents = `
@@ -85,34 +86,32 @@ targets as (
                       received_at, verification_status, verification_reason, duplicate_count)`;
   const eventValues = `id, endpoint_id, 'received', method, headers::jsonb, query, body_text, body_bytes,
          source_ip, received_at, verification_status, verification_reason`;
-  const insertDeliveries = `
-  insert into deliveries (id, event_id, destination_id, destination_url, dispatch_id, status, next_attempt_at)
-  select gen_random_uuid(), stored.id, targets.id, targets.url, stored.id, 'pending', now()
-  from stored`;
-  const queueUnrouted = `,
+  // One row of `routing_queue` per event with destinations, and one of `search_queue` per event without.
+  const queueRoutes = (routes: string) => `,
+routes as (
+  select stored.id, array_agg(targets.id) as destination_ids
+  from stored${routes}
+  group by stored.id
+),
+queued as (
+  insert into routing_queue (event_id, destination_ids) select id, destination_ids from routes
+),
 unrouted as (
-  insert into search_queue (event_id)
-  select id from stored except select event_id from queued
+  insert into search_queue (event_id) select id from stored except select id from routes
 )`;
   const outcomes = (firstId: string, from: string) => `
 select matched.position::int as position, matched.endpoint_id::text as endpoint_id, matched.is_active,
-       matched.current_rules, matched.authorized, ${firstId} as first_id,
-       coalesce(created.ids, '{}') as delivery_ids
+       matched.current_rules, matched.authorized, ${firstId} as first_id
 from matched${from}
-left join (select event_id, array_agg(id::text) as ids from queued group by event_id) created on created.event_id = matched.id
 order by matched.position`;
   if (!routed)
-    // Every accepted row is forwarded to every active destination, and none has a dedup key.
+    // Every accepted row is forwarded, and none has a dedup key.
     return `${input}
 stored as (${insertEvents}
   select ${eventValues}, 0
   from matched where is_active and current_rules and authorized
   returning id, endpoint_id
-),
-queued as (${insertDeliveries}
-  join targets on targets.endpoint_id = stored.endpoint_id
-  returning id, event_id
-)${queueUnrouted}${outcomes('null::text', '')}`;
+)${queueRoutes('\n  join targets on targets.endpoint_id = stored.endpoint_id')}${outcomes('null::text', '')}`;
   return `${input}
 accepted as (
   select id, endpoint_id, dedup_key, dedup_expires_at, position, forward, skip
@@ -147,13 +146,10 @@ stored as (${insertEvents}
   left join repeats on repeats.first_id = matched.id
   where judged.first_id is null or judged.first_id = matched.id
   returning id, endpoint_id
-),
-queued as (${insertDeliveries}
+)${queueRoutes(`
   join judged on judged.id = stored.id
   join targets on targets.endpoint_id = stored.endpoint_id
-  where judged.forward and (judged.skip is null or targets.id::text <> all(string_to_array(judged.skip, ' ')))
-  returning id, event_id
-)${queueUnrouted}${outcomes('judged.first_id::text', '\nleft join judged on judged.id = matched.id')}`;
+  where judged.forward and (judged.skip is null or targets.id::text <> all(string_to_array(judged.skip, ' ')))`)}${outcomes('judged.first_id::text', '\nleft join judged on judged.id = matched.id')}`;
 }
 
 /**
@@ -191,7 +187,6 @@ interface OutcomeRow {
   current_rules: boolean;
   authorized: boolean;
   first_id: string | null;
-  delivery_ids: string[];
 }
 
 /**
@@ -320,7 +315,7 @@ export class CaptureRepository {
       if (!row.authorized) return { kind: 'unauthorized' };
       if (row.first_id !== null && row.first_id !== ids[row.position - 1])
         return { kind: 'duplicate', firstId: row.first_id };
-      return { kind: 'stored', endpointId: row.endpoint_id, deliveryIds: row.delivery_ids };
+      return { kind: 'stored', endpointId: row.endpoint_id };
     });
   }
 
