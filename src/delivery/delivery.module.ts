@@ -29,9 +29,8 @@ const PROVIDERS = [
 
 /**
  * The delivery queue (with the retry schedule as Bull's backoff strategy) and its producer, the signal that
- * tells the routers of newly captured events, the FIFO
- * destinations' pumps, each destination's backlog read from the outbox, and the release of a resumed
- * destination's held backlog.
+ * tells the routers of newly captured events, the FIFO destinations' pumps, each destination's backlog read
+ * from the outbox, and the release of a resumed destination's held backlog.
  */
 @Module({
   imports: [
