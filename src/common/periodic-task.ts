@@ -1,3 +1,5 @@
+import { Coalesced } from './coalesced';
+
 /**
  * Runs `task` every `intervalMs`, never two runs at once (a run still going when the next is due is not
  * doubled), and at once when woken. A failed run goes to `onError`; the next one runs as usual. `stop`
@@ -5,20 +7,19 @@
  */
 export class PeriodicTask {
   private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  /** Woken while a run was going: one more run right after it. */
-  private rerun = false;
-  private stopped = false;
+  private readonly runs: Coalesced;
 
   constructor(
-    private readonly task: () => Promise<void>,
+    task: () => Promise<void>,
     private readonly intervalMs: number,
-    private readonly onError: (error: Error) => void,
-  ) {}
+    onError: (error: Error) => void,
+  ) {
+    this.runs = new Coalesced(task, onError);
+  }
 
   start(): void {
-    this.stopped = false;
-    this.timer = setInterval(() => this.run(), this.intervalMs);
+    this.runs.resume();
+    this.timer = setInterval(() => this.runs.run(), this.intervalMs);
   }
 
   /**
@@ -26,26 +27,11 @@ export class PeriodicTask {
    * whatever they announced, that run finds).
    */
   wake(): void {
-    if (this.running) this.rerun = true;
-    else this.run();
+    this.runs.request();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
     clearInterval(this.timer);
-    while (this.running) await this.running;
-  }
-
-  private run(): void {
-    if (this.stopped) return;
-    this.running ??= this.task()
-      .catch(this.onError)
-      .finally(() => {
-        this.running = undefined;
-        if (this.rerun) {
-          this.rerun = false;
-          this.run();
-        }
-      });
+    await this.runs.stop();
   }
 }

@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type Redis from 'ioredis';
+import { Coalesced } from '../common/coalesced';
 import { PeriodicTask } from '../common/periodic-task';
 import type { Environment } from '../config/environment';
 import { REDIS } from '../redis/redis.module';
@@ -72,8 +73,10 @@ export const ROUTE_BATCH_SQL = `
 @Injectable()
 export class RoutingSignal {
   private readonly channel: string;
-  private publishing = false;
-  private again = false;
+  private readonly publishes = new Coalesced(
+    () => this.publish(),
+    () => undefined,
+  );
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
@@ -83,22 +86,11 @@ export class RoutingSignal {
   }
 
   announce(): void {
-    if (this.publishing) {
-      this.again = true;
-      return;
-    }
-    if (this.redis.status !== 'ready') return;
-    this.publishing = true;
-    this.redis
-      .publish(this.channel, '')
-      .catch(() => undefined)
-      .finally(() => {
-        this.publishing = false;
-        if (this.again) {
-          this.again = false;
-          this.announce();
-        }
-      });
+    this.publishes.request();
+  }
+
+  private async publish(): Promise<void> {
+    if (this.redis.status === 'ready') await this.redis.publish(this.channel, '');
   }
 }
 

@@ -1,4 +1,4 @@
-import { PeriodicTask } from './periodic-task';
+import { Coalesced } from './coalesced';
 
 /** A task whose runs the test ends one by one. */
 function controlledTask() {
@@ -12,43 +12,55 @@ function controlledTask() {
   return { task, endRun };
 }
 
-describe(PeriodicTask.name, () => {
-  it('runs at once when woken, and once more after the run for any number of wakes during it', async () => {
+describe(Coalesced.name, () => {
+  it('runs at once when requested, and once more after the run for any number of requests during it', async () => {
     const { task, endRun } = controlledTask();
-    const sut = new PeriodicTask(task, 60_000, () => undefined);
-    sut.wake();
+    const sut = new Coalesced(task, () => undefined);
+    sut.request();
     expect(task).toHaveBeenCalledTimes(1);
-    sut.wake();
-    sut.wake();
-    sut.wake();
+    sut.request();
+    sut.request();
+    sut.request();
     expect(task).toHaveBeenCalledTimes(1);
     await endRun();
     expect(task).toHaveBeenCalledTimes(2);
     await endRun();
     expect(task).toHaveBeenCalledTimes(2);
-    await sut.stop();
   });
 
-  it('stops after the current run, without the rerun a wake asked for', async () => {
+  it('drops a plain run asked for during a run (a timer tick), with no rerun after it', async () => {
     const { task, endRun } = controlledTask();
-    const sut = new PeriodicTask(task, 60_000, () => undefined);
-    sut.wake();
-    sut.wake();
+    const sut = new Coalesced(task, () => undefined);
+    sut.run();
+    sut.run();
+    await endRun();
+    expect(task).toHaveBeenCalledTimes(1);
+  });
+
+  it('stops after the current run, without the rerun a request asked for, until resumed', async () => {
+    const { task, endRun } = controlledTask();
+    const sut = new Coalesced(task, () => undefined);
+    sut.request();
+    sut.request();
     const stopped = sut.stop();
     await endRun();
     await stopped;
-    sut.wake();
+    sut.request();
     expect(task).toHaveBeenCalledTimes(1);
+    sut.resume();
+    sut.request();
+    expect(task).toHaveBeenCalledTimes(2);
+    await endRun();
   });
 
-  it('hands a failed run to onError and runs again when woken', async () => {
+  it('hands a failed run to onError and runs again when requested', async () => {
     const onError = jest.fn();
     const task = jest.fn().mockRejectedValueOnce(new Error('database away')).mockResolvedValue(undefined);
-    const sut = new PeriodicTask(task, 60_000, onError);
-    sut.wake();
+    const sut = new Coalesced(task, onError);
+    sut.request();
     await new Promise((resolve) => setImmediate(resolve));
     expect(onError).toHaveBeenCalledWith(new Error('database away'));
-    sut.wake();
+    sut.request();
     expect(task).toHaveBeenCalledTimes(2);
     await sut.stop();
   });
