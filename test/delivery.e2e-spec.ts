@@ -268,11 +268,17 @@ describe('delivery engine', () => {
     await addDestination(sut.url, fixture, bad.url);
     const eventId = await capture(fixture);
 
-    const event = await waitForEvent(sut.url, fixture, eventId, (seen) =>
-      seen.deliveries.every(
-        (delivery: { status: string }) =>
-          delivery.status === 'delivered' || delivery.status === 'dead_letter',
-      ),
+    // Until the router has made them, the event has no deliveries: wait for both, each finished.
+    const event = await waitForEvent(
+      sut.url,
+      fixture,
+      eventId,
+      (seen) =>
+        seen.deliveries.length === 2 &&
+        seen.deliveries.every(
+          (delivery: { status: string }) =>
+            delivery.status === 'delivered' || delivery.status === 'dead_letter',
+        ),
     );
     expect(event.status).toBe('delivered');
     expect(event.deliveries.map((delivery: { status: string }) => delivery.status).sort()).toEqual([

@@ -104,8 +104,14 @@ describe('SSRF: private destinations refused at creation and at connect time', (
         [fixture.endpointId, url],
       );
     const eventId = await capture(fixture);
-    const event = await waitForEvent(sut.url, fixture, eventId, (seen) =>
-      seen.deliveries.every((delivery: { attempts: unknown[] }) => delivery.attempts.length > 0),
+    // Until the router has made them, the event has no deliveries: wait for one per URL, each attempted.
+    const event = await waitForEvent(
+      sut.url,
+      fixture,
+      eventId,
+      (seen) =>
+        seen.deliveries.length === urls.length &&
+        seen.deliveries.every((delivery: { attempts: unknown[] }) => delivery.attempts.length > 0),
     );
     return new Map<string, { response_code: number | null; error: string }>(
       event.deliveries.map((delivery: { destination: { url: string }; attempts: never[] }) => [
