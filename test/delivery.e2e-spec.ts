@@ -157,7 +157,10 @@ describe('delivery engine', () => {
     const delivered = (await waitForEvent(sut.url, fixture, await capture(fixture), hasStatus('delivered')))
       .deliveries[0];
     await setPaused(sut.url, fixture, destinationId, true);
-    const waiting = (await waitForEvent(sut.url, fixture, await capture(fixture), () => true)).deliveries[0];
+    // Held by the pause once the router has made it.
+    const waiting = (
+      await waitForEvent(sut.url, fixture, await capture(fixture), (seen) => seen.deliveries.length === 1)
+    ).deliveries[0];
     expect(waiting).toMatchObject({ status: 'pending', attempt_count: 0 });
 
     expect(delivered).toMatchObject({ status: 'delivered', attempt_count: 1 });
