@@ -10,6 +10,7 @@ import { ConfigService } from '@nestjs/config';
 import type Redis from 'ioredis';
 import { Coalesced } from '../common/coalesced';
 import { PeriodicTask } from '../common/periodic-task';
+import { untilShort } from '../common/until-short';
 import type { Environment } from '../config/environment';
 import { REDIS } from '../redis/redis.module';
 import { DeliveryQueue } from './delivery-queue.service';
@@ -141,11 +142,9 @@ export class DeliveryRouter implements OnApplicationBootstrap, OnApplicationShut
   /** Routes batch after batch until one takes fewer than ROUTE_BATCH rows. */
   private async routeAll(): Promise<void> {
     const knex = this.em.getKnex();
-    let taken: number;
-    do {
+    await untilShort(ROUTE_BATCH, async () => {
       const { rows } = await knex.raw(ROUTE_BATCH_SQL, [ROUTE_BATCH]);
-      const { delivery_ids: deliveryIds } = rows[0] as { delivery_ids: string[] };
-      taken = rows[0].taken;
+      const { taken, delivery_ids: deliveryIds } = rows[0] as { taken: number; delivery_ids: string[] };
       this.producer
         .dispatch(deliveryIds)
         .catch((error: Error) =>
@@ -153,6 +152,7 @@ export class DeliveryRouter implements OnApplicationBootstrap, OnApplicationShut
             `${deliveryIds.length} deliveries left to the sweeper (enqueue failed: ${error.message})`,
           ),
         );
-    } while (taken === ROUTE_BATCH);
+      return taken;
+    });
   }
 }

@@ -1,6 +1,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { PeriodicTask } from '../../common/periodic-task';
+import { untilShort } from '../../common/until-short';
 
 const INDEX_INTERVAL_MS = 1000;
 /** Events marked per statement: one trigram index update and one commit for the lot. */
@@ -93,18 +94,15 @@ export class SearchIndexer implements OnApplicationBootstrap, OnApplicationShutd
   /** Marks the queued events, then the stale ones, a batch at a time. */
   private async indexAll(): Promise<void> {
     const knex = this.em.getKnex();
-    await untilShort(async () => (await knex.raw(QUEUED_BATCH_SQL, [SEARCH_INDEX_BATCH])).rows[0].taken);
     await untilShort(
+      SEARCH_INDEX_BATCH,
+      async () => (await knex.raw(QUEUED_BATCH_SQL, [SEARCH_INDEX_BATCH])).rows[0].taken,
+    );
+    await untilShort(
+      SEARCH_INDEX_BATCH,
       async () =>
         (await knex.raw(STALE_BATCH_SQL, [STATUS_WAIT_SECONDS, SEARCH_INDEX_BATCH, SEARCH_INDEX_BATCH]))
           .rowCount,
     );
   }
-}
-
-/** Runs batches until one takes fewer than SEARCH_INDEX_BATCH rows (none left, or the last of them). */
-async function untilShort(batch: () => Promise<number>): Promise<void> {
-  let rows: number;
-  do rows = await batch();
-  while (rows === SEARCH_INDEX_BATCH);
 }
