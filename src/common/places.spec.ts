@@ -27,4 +27,17 @@ describe(Places.name, () => {
     await sut.acquire();
     expect(sut.inUse).toBe(1);
   });
+
+  it('gives a place released to work waiting ahead before work waiting in turn', async () => {
+    const sut = new Places(1);
+    await sut.acquire();
+    const order: string[] = [];
+    const inTurn = sut.acquire().then(() => order.push('in turn'));
+    const ahead = sut.acquireAhead().then(() => order.push('ahead'));
+    sut.release();
+    await ahead;
+    sut.release();
+    await inTurn;
+    expect(order).toEqual(['ahead', 'in turn']);
+  });
 });

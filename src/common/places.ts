@@ -14,16 +14,28 @@ export class Places {
 
   /** Resolves when a place is free (at once, when one is). */
   acquire(): Promise<void> {
-    if (this.active < this.size) {
-      this.active++;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return this.take((resolve) => this.waiters.push(resolve));
+  }
+
+  /**
+   * The same, ahead of everyone waiting: for work that goes on from a place just given to it (the next
+   * item of a batch keeps the batch's turn).
+   */
+  acquireAhead(): Promise<void> {
+    return this.take((resolve) => this.waiters.unshift(resolve));
   }
 
   release(): void {
     const next = this.waiters.shift();
     if (next) next();
     else this.active--;
+  }
+
+  private take(wait: (resolve: () => void) => void): Promise<void> {
+    if (this.active < this.size) {
+      this.active++;
+      return Promise.resolve();
+    }
+    return new Promise(wait);
   }
 }

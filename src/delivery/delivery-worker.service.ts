@@ -63,37 +63,21 @@ export class DeliveryWorker implements OnApplicationBootstrap {
   }
 
   /**
-   * The first attempts of a dispatch job's deliveries. One that ends with a retry due, a deferral or an
-   * error is enqueued at once as a job of its own, which carries it on. A delivery already attempted (the
-   * job runs again after its worker died) is left to its own job, or to the sweeper.
+   * The first attempts of a dispatch job's deliveries, in order. The job waits for a place with one
+   * delivery at a time, not with all of them (a backlog keeps up to DELIVERY_CONCURRENCY jobs active: their
+   * deliveries' waits were a heap of their own), and keeps its turn: its next delivery waits ahead of the
+   * jobs after it, so places go to the oldest job first, and a batch's deliveries, stored side by side, are
+   * recorded side by side. One that ends with a retry due, a deferral or an error is enqueued at once as a
+   * job of its own, which carries it on. A delivery already attempted (the job runs again after its worker
+   * died) is left to its own job, or to the sweeper.
    */
   private async dispatch(deliveryIds: string[]): Promise<void> {
-    const outcomes = await Promise.allSettled(
-      deliveryIds.map(async (deliveryId) => {
-        await this.dispatched.acquire();
-        let unfinished: unknown;
-        // Given back when the request ends (onSent) or, for a delivery not sent, when its attempt ends.
-        let placeHeld = true;
-        const release = () => {
-          if (placeHeld) this.dispatched.release();
-          placeHeld = false;
-        };
-        try {
-          await this.attempts.attempt(deliveryId, {
-            failedRuns: 0,
-            priorAttempts: 0,
-            firstOnly: true,
-            onSent: release,
-          });
-          return;
-        } catch (error) {
-          unfinished = error;
-        } finally {
-          release();
-        }
-        await this.producer.enqueue([continuationOf(deliveryId, unfinished, this.retryDelaysMs)]);
-      }),
-    );
+    const started: Promise<void>[] = [];
+    for (const deliveryId of deliveryIds) {
+      await (started.length === 0 ? this.dispatched.acquire() : this.dispatched.acquireAhead());
+      started.push(this.dispatchOne(deliveryId));
+    }
+    const outcomes = await Promise.allSettled(started);
     // One whose continuation could not be enqueued (Redis away) stays mapped to this job, which fails:
     // the sweeper finds it overdue and lost.
     await this.producer.forgetDispatches(
@@ -101,5 +85,29 @@ export class DeliveryWorker implements OnApplicationBootstrap {
     );
     const failed = outcomes.find((outcome) => outcome.status === 'rejected');
     if (failed) throw failed.reason;
+  }
+
+  /** A dispatched delivery's first attempt, on a place it holds until its request ends (or its attempt). */
+  private async dispatchOne(deliveryId: string): Promise<void> {
+    let unfinished: unknown;
+    let placeHeld = true;
+    const release = () => {
+      if (placeHeld) this.dispatched.release();
+      placeHeld = false;
+    };
+    try {
+      await this.attempts.attempt(deliveryId, {
+        failedRuns: 0,
+        priorAttempts: 0,
+        firstOnly: true,
+        onSent: release,
+      });
+      return;
+    } catch (error) {
+      unfinished = error;
+    } finally {
+      release();
+    }
+    await this.producer.enqueue([continuationOf(deliveryId, unfinished, this.retryDelaysMs)]);
   }
 }
