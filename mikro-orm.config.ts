@@ -1,5 +1,5 @@
 // Used by the MikroORM CLI: `npm run migration:create` and `npm run migration:up`.
 import { loadEnvironment } from './src/config/environment';
-import { ormOptions } from './src/database/orm-options';
+import { migrationOptions } from './src/database/migration-options';
 
-export default ormOptions(loadEnvironment(process.env).DATABASE_URL);
+export default migrationOptions(loadEnvironment(process.env).DATABASE_URL);

@@ -1,15 +1,20 @@
 import 'reflect-metadata';
+import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { parentPort, workerData } from 'node:worker_threads';
-import { AppModule, workerPlacement } from './app.module';
+import { coreModules, PROCESSOR_MODULES } from './app-core';
 import { loadEnvironment } from './config/environment';
 import { runAsBackgroundWork } from './delivery/background-priority';
 import type { FromDeliveryThread, ToDeliveryThread } from './delivery/delivery-thread.module';
 import { Metrics } from './metrics/metrics.service';
 
+/** The root of the delivery thread: the processors alone (it loads none of the API's code). */
+@Module({})
+class DeliveryThreadApp {}
+
 /**
- * The delivery thread of an APP_ROLE=all process (DeliveryThread starts it): the same modules as an
+ * The delivery thread of an APP_ROLE=all process (DeliveryThread starts it): the same processors as an
  * APP_ROLE=worker process, without HTTP, on this thread's event loop. It answers the main thread's requests
  * for its metrics, and closes (finishing its running attempts) when asked.
  */
@@ -23,10 +28,8 @@ async function run(port: NonNullable<typeof parentPort>): Promise<void> {
   let context;
   try {
     // Node's metrics are the process's: its main thread reports them.
-    const hosting = { workers: workerPlacement(env.APP_ROLE), processMetrics: false };
-    context = await NestFactory.createApplicationContext(AppModule.forRoot(env, hosting), {
-      bufferLogs: true,
-    });
+    const root = { module: DeliveryThreadApp, imports: [...coreModules(env, false), ...PROCESSOR_MODULES] };
+    context = await NestFactory.createApplicationContext(root, { bufferLogs: true });
     context.useLogger(context.get(Logger));
     await context.init();
   } catch (error) {

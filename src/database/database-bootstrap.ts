@@ -1,7 +1,7 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import { StartupError } from '../common/startup-error';
-import { ormOptions } from './orm-options';
+import { migrationOptions } from './migration-options';
 
 const CONNECT_TIMEOUT_MS = 5000;
 /** Any fixed number: the advisory lock that lets one process at a time run migrations. */
@@ -54,7 +54,7 @@ async function ensureDatabaseExists(databaseUrl: string): Promise<void> {
 /** Applies the checked-in migrations, one process at a time. */
 async function migrate(databaseUrl: string): Promise<void> {
   const lock = await connect(new URL(databaseUrl));
-  const orm = await MikroORM.init(ormOptions(databaseUrl));
+  const orm = await MikroORM.init(migrationOptions(databaseUrl));
   try {
     await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     await orm.getMigrator().up();

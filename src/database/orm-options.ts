@@ -1,6 +1,4 @@
-import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
-import { join } from 'node:path';
 import { AiResult } from '../ai/ai-result.entity';
 import { ApiKey } from '../api-keys/api-key.entity';
 import { AppSetting } from './app-setting.entity';
@@ -25,25 +23,17 @@ export const ENTITIES = [
   AiResult,
 ];
 
-/** MikroORM options for a database URL: explicit entities, checked-in migrations, never schema sync. */
+/**
+ * MikroORM options for a database URL: explicit entities, never schema sync. The service's ORM runs no
+ * migrations (`migrationOptions` does, once at start), so a thread that only forwards never loads the
+ * migrator and its command-line tooling.
+ */
 export function ormOptions(databaseUrl: string): Options {
-  const migrations = join(__dirname, 'migrations');
   return defineConfig({
     clientUrl: databaseUrl,
     entities: ENTITIES,
-    extensions: [Migrator],
     forceUtcTimezone: true,
     pool: { min: 0, max: 10 },
-    migrations: {
-      path: migrations,
-      pathTs: migrations,
-      glob: '!(*.d).{js,ts}',
-      transactional: true,
-      allOrNothing: true,
-      snapshot: false,
-      silent: true,
-      emit: 'ts',
-    },
     discovery: { warnWhenNoEntities: true },
     ensureDatabase: false,
     allowGlobalContext: false,

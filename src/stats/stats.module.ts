@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { StatsController } from './stats.controller';
 import { StatsRepository } from './stats.repository';
 import { StatsService } from './stats.service';
-import { StatsUpkeep } from './stats-upkeep.service';
 
 /** GET /api/endpoints/:id/stats (README, "Statistics"). */
 @Module({
@@ -10,7 +9,3 @@ import { StatsUpkeep } from './stats-upkeep.service';
   providers: [StatsService, StatsRepository],
 })
 export class StatsModule {}
-
-/** What a worker runs for the statistics: the upkeep of their counters. */
-@Module({ providers: [StatsRepository, StatsUpkeep] })
-export class StatsWorkerModule {}
