@@ -1,5 +1,7 @@
+import { Client } from 'pg';
 import { api } from './support/api-client';
 import { answer, HttpsDestination } from './support/https-destination';
+import { routeQueued } from './support/knex-sql';
 import { startServiceProcess } from './support/service-process';
 import { startTestApp, type TestApp } from './support/test-app';
 import { addDestination, capture, createEndpoint, hasStatus, waitForEvent } from './support/webhook-fixtures';
@@ -44,6 +46,7 @@ describe('metrics', () => {
       'hooktrail_delivery_attempts_in_flight',
       'hooktrail_delivery_queue_jobs',
       'hooktrail_delivery_queue_oldest_waiting_seconds',
+      'hooktrail_routing_queue_events',
       'nodejs_eventloop_lag_seconds',
       'process_resident_memory_bytes',
     ]) {
@@ -67,6 +70,27 @@ describe('metrics', () => {
     expect(delta('hooktrail_captures_total{outcome="not_found"}')).toBe(1);
     expect(delta('hooktrail_delivery_attempts_total{outcome="delivered"}')).toBe(1);
     expect(delta('hooktrail_delivery_attempt_duration_seconds_count{outcome="delivered"}')).toBe(1);
+  });
+
+  it('counts the captured events no router has made deliveries for yet (no worker running)', async () => {
+    const apiOnly = await startTestApp({ APP_ROLE: 'api' });
+    const db = new Client({ connectionString: apiOnly.env.DATABASE_URL });
+    await db.connect();
+    try {
+      const fixture = await createEndpoint(apiOnly.url);
+      await addDestination(apiOnly.url, fixture, `${destination.url}/hooks`);
+      const before = sample(await scrape(apiOnly.url), 'hooktrail_routing_queue_events');
+      await capture(fixture);
+      await capture(fixture);
+      const waiting = sample(await scrape(apiOnly.url), 'hooktrail_routing_queue_events');
+      await routeQueued(db);
+      const routed = sample(await scrape(apiOnly.url), 'hooktrail_routing_queue_events');
+
+      expect([before, waiting, routed]).toEqual([0, 2, 0]);
+    } finally {
+      await db.end();
+      await apiOnly.close();
+    }
   });
 
   it('in a process of its own (APP_ROLE=all, deliveries on their own thread) sums the thread’s figures in', async () => {

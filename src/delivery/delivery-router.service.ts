@@ -8,10 +8,12 @@ import {
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type Redis from 'ioredis';
+import { isMainThread } from 'node:worker_threads';
 import { Coalesced } from '../common/coalesced';
 import { PeriodicTask } from '../common/periodic-task';
 import { untilShort } from '../common/until-short';
 import type { Environment } from '../config/environment';
+import { Metrics } from '../metrics/metrics.service';
 import { REDIS } from '../redis/redis.module';
 import { DeliveryQueue } from './delivery-queue.service';
 
@@ -22,6 +24,9 @@ export const ROUTE_BATCH = 1000;
  * capture's announcement was lost (Redis away, no router subscribed yet).
  */
 const ROUTE_INTERVAL_MS = 1000;
+
+/** The most rows of `routing_queue` a scrape of /metrics counts (it has no index: each is read). */
+export const ROUTING_COUNT_LIMIT = 100_000;
 
 /** The Redis channel on which captures tell the routers that events wait in `routing_queue`. */
 const routingChannel = (config: ConfigService<Environment, true>) =>
@@ -81,9 +86,20 @@ export class RoutingSignal {
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
+    private readonly em: EntityManager,
+    metrics: Metrics,
     config: ConfigService<Environment, true>,
   ) {
     this.channel = routingChannel(config);
+    // Every process reports it, as the delivery queue's figures: events pile up there while no worker
+    // runs, which the queue's figures cannot show (no job is made). A delivery thread's figures are merged
+    // into its process's, which reports it once.
+    if (isMainThread)
+      metrics.storedGauge(
+        'hooktrail_routing_queue_events',
+        `Captured events waiting for a worker's router to make their deliveries (counted up to ${ROUTING_COUNT_LIMIT}), read from PostgreSQL on scrape`,
+        () => this.queued(),
+      );
   }
 
   announce(): void {
@@ -92,6 +108,15 @@ export class RoutingSignal {
 
   private async publish(): Promise<void> {
     if (this.redis.status === 'ready') await this.redis.publish(this.channel, '');
+  }
+
+  private async queued(): Promise<number> {
+    const { rows } = await this.em
+      .getKnex()
+      .raw('select count(*)::int as queued from (select from routing_queue limit ?) as queue', [
+        ROUTING_COUNT_LIMIT,
+      ]);
+    return (rows[0] as { queued: number }).queued;
   }
 }
 

@@ -746,7 +746,7 @@ export interface paths {
         };
         /**
          * Prometheus metrics: captures, delivery attempts, queue depth, event-loop lag
-         * @description Public (no token), for a Prometheus scraper; operators should not expose it to the internet. Queue figures are read from Redis on each scrape and are the same in every process.
+         * @description Public (no token), for a Prometheus scraper; operators should not expose it to the internet. Queue figures (the delivery queue from Redis, the events waiting to be routed from PostgreSQL) are read on each scrape and are the same in every process.
          */
         get: operations["MetricsController_scrape"];
         put?: never;

@@ -20,7 +20,8 @@ export class MetricsController {
     summary: 'Prometheus metrics: captures, delivery attempts, queue depth, event-loop lag',
     description:
       'Public (no token), for a Prometheus scraper; operators should not expose it to the internet. ' +
-      'Queue figures are read from Redis on each scrape and are the same in every process.',
+      'Queue figures (the delivery queue from Redis, the events waiting to be routed from PostgreSQL) are ' +
+      'read on each scrape and are the same in every process.',
   })
   @ApiProduces(Registry.PROMETHEUS_CONTENT_TYPE)
   @ApiOkResponse({

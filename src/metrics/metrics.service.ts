@@ -15,7 +15,7 @@ import {
 } from 'prom-client';
 import type { Environment } from '../config/environment';
 import { DELIVERY_QUEUE, type DeliveryJob, priorAttemptsOf } from '../delivery/delivery-jobs';
-import { withRedisTimeout } from '../common/redis-timeout';
+import { withRedisTimeout, withTimeout } from '../common/redis-timeout';
 
 /** What became of one request to a capture URL. */
 export const CAPTURE_OUTCOMES = [
@@ -55,7 +55,10 @@ const CAPTURE_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2
 /** Seconds; the last bucket is the longest delivery time-out allowed (DELIVERY_TIMEOUT_MS up to 120 s). */
 const ATTEMPT_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120];
 
-/** Queue figures are read from Redis on each scrape; a scrape does not wait longer than this for them. */
+/**
+ * Queue figures are read from Redis (or PostgreSQL) on each scrape; a scrape does not wait longer than this
+ * for them.
+ */
 const QUEUE_READ_TIMEOUT_MS = 1000;
 
 type WaitingJob = Pick<Job<DeliveryJob>, 'timestamp' | 'attemptsMade' | 'processedOn'> & {
@@ -188,6 +191,27 @@ export class Metrics {
       registers: [this.registry],
       collect() {
         this.set(read());
+      },
+    });
+  }
+
+  /**
+   * A gauge read from PostgreSQL on each scrape: left at 0 in a scrape whose read fails or takes longer than
+   * QUEUE_READ_TIMEOUT_MS (the database is away), with a warning, so that the other figures still answer.
+   */
+  storedGauge(name: string, help: string, read: () => Promise<number>): void {
+    const logger = this.logger;
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        try {
+          this.set(await withTimeout(read(), QUEUE_READ_TIMEOUT_MS, 'PostgreSQL'));
+        } catch (error) {
+          logger.warn(`${name} left out of this scrape: ${(error as Error).message}`);
+        }
       },
     });
   }
