@@ -39,8 +39,8 @@ describe('deleting while the worker records attempts', () => {
   });
 
   /**
-   * An endpoint with two failing destinations and its events, once attempts are being recorded; with the
-   * number of events stored (a capture the machine could not store in time is answered 503, not stored).
+   * An endpoint with two failing destinations and its events, once all are routed and attempts are being
+   * recorded; with the number of events stored (a capture the machine could not store in time is answered 503, not stored).
    */
   async function busyEndpoint(): Promise<{
     fixture: EndpointFixture;
@@ -56,16 +56,18 @@ describe('deleting while the worker records attempts', () => {
       await captureAtRate(fixture.captureUrl, { ratePerS: 300, total: EVENTS }),
     ).length;
     expect(stored).toBeGreaterThan(EVENTS / 2);
+    // Every event routed (a delivery for each destination: one deleted before its event is routed gets
+    // none, by design), and attempts being recorded.
     await eventually(
       async () =>
         (
           await db.query(
-            `select count(*)::int as n from deliveries d join events e on e.id = d.event_id
-             where e.endpoint_id = $1 and d.attempt_count > 0`,
+            `select count(*)::int as made, (count(*) filter (where d.attempt_count > 0))::int as attempted
+             from deliveries d join events e on e.id = d.event_id where e.endpoint_id = $1`,
             [fixture.endpointId],
           )
-        ).rows[0].n,
-      (attempted) => attempted >= stored / 2,
+        ).rows[0] as { made: number; attempted: number },
+      ({ made, attempted }) => made === stored * destinations.length && attempted >= stored / 2,
       30_000,
     );
     return { fixture, destinations, stored };
