@@ -1,5 +1,6 @@
 import type { ConfigService } from '@nestjs/config';
 import type { Job, Queue } from 'bull';
+import { Places } from '../common/places';
 import type { Environment } from '../config/environment';
 import { DELIVERY_CONCURRENCY, type DeliveryAttemptService, type JobRuns } from './delivery-attempt.service';
 import { DISPATCH_JOB, type DispatchJob } from './delivery-jobs';
@@ -87,6 +88,26 @@ describe(DeliveryWorker.name, () => {
     expect(started).toHaveLength(DELIVERY_CONCURRENCY + 1);
     expect(started[DELIVERY_CONCURRENCY].id).toBe(`d${DELIVERY_CONCURRENCY}`);
     await end();
+  });
+
+  it('keeps one wait for a place per dispatch job, not one per delivery', async () => {
+    const waits = [jest.spyOn(Places.prototype, 'acquire'), jest.spyOn(Places.prototype, 'acquireAhead')];
+    const calls = () => waits.reduce((sum, spy) => sum + spy.mock.calls.length, 0);
+    try {
+      const { started, dispatch, end } = workerWithHeldAttempts();
+      await dispatch(DELIVERY_CONCURRENCY + 50, 'a');
+      await dispatch(30, 'b');
+      expect(started).toHaveLength(DELIVERY_CONCURRENCY);
+      // Every place taken, and each job's next delivery waiting: 80 deliveries wait in two calls.
+      expect(calls()).toBe(DELIVERY_CONCURRENCY + 2);
+
+      await send(started, 0);
+      expect(started).toHaveLength(DELIVERY_CONCURRENCY + 1);
+      expect(calls()).toBe(DELIVERY_CONCURRENCY + 3);
+      await end();
+    } finally {
+      for (const spy of waits) spy.mockRestore();
+    }
   });
 
   it('gives the places that free up to the oldest waiting dispatch job, one delivery of it at a time', async () => {
