@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { isUtf8 } from 'node:buffer';
 import { Pool } from 'pg';
+import { binaryArray, BYTEA_OID, TEXT_OID } from '../../database/binary-array';
 import type { Verdict } from '../../ingest/capture-rules';
 import type { FilterRule } from '../../ingest/filter';
 import type { DedupSettings, InboundAuthSettings, VerificationSettings } from '../../ingest/ingest-rules';
@@ -287,22 +288,23 @@ export class CaptureRepository {
     const statement = routed ? STORE_BATCH.routed : STORE_BATCH.plain;
     const { rows } = await this.pool.query<OutcomeRow>({
       ...statement,
+      // The text and bytea columns in PostgreSQL's binary array format: bodies and headers unescaped.
       values: [
         columns.ids,
-        columns.tokens,
-        columns.methods,
-        columns.headers,
-        columns.queries,
-        columns.texts,
-        columns.bytes,
-        columns.sourceIps,
+        binaryArray(TEXT_OID, columns.tokens),
+        binaryArray(TEXT_OID, columns.methods),
+        binaryArray(TEXT_OID, columns.headers),
+        binaryArray(TEXT_OID, columns.queries),
+        binaryArray(TEXT_OID, columns.texts),
+        binaryArray(BYTEA_OID, columns.bytes),
+        binaryArray(TEXT_OID, columns.sourceIps),
         columns.receivedAt,
         columns.rulesVersions,
-        columns.verificationStatuses,
-        columns.verificationReasons,
+        binaryArray(TEXT_OID, columns.verificationStatuses),
+        binaryArray(TEXT_OID, columns.verificationReasons),
         columns.forward,
-        columns.skips,
-        columns.dedupKeys,
+        binaryArray(TEXT_OID, columns.skips),
+        binaryArray(TEXT_OID, columns.dedupKeys),
         columns.dedupExpiresAt,
         columns.authorized,
       ],
