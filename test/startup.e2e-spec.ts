@@ -1,4 +1,8 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { api } from './support/api-client';
 import { spawnService, stopService, waitForHealth } from './support/service-process';
@@ -191,5 +195,49 @@ describe('start-up', () => {
       await stopService(service, 'SIGKILL');
       await removeIsolated(env);
     }
+  });
+});
+
+describe('bin/hooktrail-server', () => {
+  const launcher = join(__dirname, '..', 'bin', 'hooktrail-server');
+  let cwd: string;
+  beforeEach(async () => {
+    cwd = await mkdtemp(join(tmpdir(), 'hooktrail-launcher-'));
+  });
+  afterEach(() => rm(cwd, { recursive: true, force: true }));
+
+  /** The node flags the launcher starts the service with (node prints them instead of running the entry). */
+  const nodeFlags = (env: Record<string, string>, args: string[] = []) =>
+    new Promise<string>((resolve, reject) =>
+      execFile(
+        'sh',
+        [
+          launcher,
+          ...args,
+          '-p',
+          "process.execArgv.filter((flag) => flag.startsWith('--max-semi')).join(' ')",
+        ],
+        { cwd, env: { PATH: process.env.PATH, ...env } },
+        (error, stdout) => (error ? reject(error) : resolve(stdout.trim())),
+      ),
+    );
+
+  it('gives an HTTP-only process a 32-MB semi-space and a process that delivers 8 MB', async () => {
+    expect(await nodeFlags({ APP_ROLE: 'api' })).toBe('--max-semi-space-size=32');
+    expect(await nodeFlags({ APP_ROLE: 'all' })).toBe('--max-semi-space-size=8');
+    expect(await nodeFlags({ APP_ROLE: 'worker' })).toBe('--max-semi-space-size=8');
+    expect(await nodeFlags({})).toBe('--max-semi-space-size=8');
+  });
+
+  it('reads APP_ROLE from ./.env as the service does, the environment first', async () => {
+    await writeFile(join(cwd, '.env'), 'PORT=3000\nAPP_ROLE="api"\n');
+    expect(await nodeFlags({})).toBe('--max-semi-space-size=32');
+    expect(await nodeFlags({ APP_ROLE: 'all' })).toBe('--max-semi-space-size=8');
+  });
+
+  it('passes the operator’s own flag after its own, so that it wins', async () => {
+    expect(await nodeFlags({ APP_ROLE: 'api' }, ['--max-semi-space-size=16'])).toBe(
+      '--max-semi-space-size=32 --max-semi-space-size=16',
+    );
   });
 });
