@@ -5,7 +5,9 @@ import {
   changesChannel,
   type EventChange,
   EventChangePublisher,
+  STREAM_HISTORY_MS,
   streamKey,
+  watchedKey,
 } from '../src/realtime/event-change.publisher';
 import { api } from './support/api-client';
 import { eventually } from './support/eventually';
@@ -209,6 +211,39 @@ describe('event stream (SSE)', () => {
     }
   });
 
+  it('keeps no changes of an endpoint nobody watches, and watches one for 10 minutes after its last dashboard', async () => {
+    const quiet = await createEndpoint(sut.url);
+    const redis = new Redis(sut.env.REDIS_URL);
+    try {
+      const unwatched = await capture(quiet, '{"n":"unwatched"}');
+      const client = await SseClient.open(
+        `http://127.0.0.1:${second.port}/api/endpoints/${quiet.endpointId}/events/stream`,
+        quiet.user.accessToken,
+      );
+      clients.push(client);
+      const watchedAt = Date.now();
+      const watched = await capture(quiet, '{"n":"watched"}');
+      await client.waitFor((message) => JSON.parse(message.data).id === watched);
+      // One flush at a time: the unwatched capture's flush ended before the watched one's began.
+      const kept = (await redis.xrange(streamKey(sut.env.REDIS_PREFIX, quiet.endpointId), '-', '+')).flatMap(
+        ([, fields]) => JSON.parse(fields[1]).map((change: EventChange) => change.event.id),
+      );
+      expect(kept).toEqual([watched]);
+      expect(kept).not.toContain(unwatched);
+
+      client.close();
+      const closedAt = Date.now();
+      const until = await eventually(
+        async () => Number(await redis.zscore(watchedKey(sut.env.REDIS_PREFIX), quiet.endpointId)),
+        (score) => score >= closedAt + STREAM_HISTORY_MS,
+      );
+      expect(until).toBeGreaterThan(watchedAt + STREAM_HISTORY_MS);
+      expect(until).toBeLessThanOrEqual(Date.now() + STREAM_HISTORY_MS);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
   it('sends a heartbeat comment every 15 s', async () => {
     const client = await open(sut.url);
     await new Promise((resolve) => setTimeout(resolve, 15_500));
@@ -226,7 +261,7 @@ describe('event stream (SSE)', () => {
     expect(anonymous.status).toBe(401);
   });
 
-  it('appends a flush of changes as one entry per endpoint, in order, and announces each endpoint once', async () => {
+  it('appends a flush of changes as one entry per watched endpoint, in order, and announces each endpoint once', async () => {
     const prefix = `${sut.env.REDIS_PREFIX}:publisher`;
     const redis = new Redis(sut.env.REDIS_URL);
     const subscriber = new Redis(sut.env.REDIS_URL);
@@ -238,13 +273,29 @@ describe('event stream (SSE)', () => {
       const publisher = new EventChangePublisher(redis, {
         get: () => prefix,
       } as unknown as ConfigService<never, true>);
-      await redis.ping();
+      // Watched: a and b; c never was, d's watch has lapsed.
+      const now = Date.now();
+      await redis.zadd(
+        watchedKey(prefix),
+        now + 60_000,
+        'endpoint-a',
+        now + 60_000,
+        'endpoint-b',
+        now - 1,
+        'endpoint-d',
+      );
       const change = (endpointId: string, id: string): EventChange => ({
         type: 'event.created',
         endpointId,
         event: { id, endpoint_id: endpointId, status: 'received' },
       });
-      publisher.publish([change('endpoint-a', 'a1'), change('endpoint-b', 'b1'), change('endpoint-a', 'a2')]);
+      publisher.publish([
+        change('endpoint-a', 'a1'),
+        change('endpoint-c', 'c1'),
+        change('endpoint-b', 'b1'),
+        change('endpoint-d', 'd1'),
+        change('endpoint-a', 'a2'),
+      ]);
 
       const ranges = JSON.parse(await announced);
       const entries = async (endpointId: string) =>
@@ -260,6 +311,7 @@ describe('event stream (SSE)', () => {
         ['endpoint-a', streamA[0].id, streamA[0].id],
         ['endpoint-b', streamB[0].id, streamB[0].id],
       ]);
+      expect(await redis.exists(streamKey(prefix, 'endpoint-c'), streamKey(prefix, 'endpoint-d'))).toBe(0);
     } finally {
       redis.disconnect();
       subscriber.disconnect();
@@ -284,6 +336,7 @@ describe('event stream (SSE)', () => {
       const publisher = new EventChangePublisher(redis, {
         get: () => prefix,
       } as unknown as ConfigService<never, true>);
+      await redis.zadd(watchedKey(prefix), Date.now() + 60_000, 'endpoint-a');
       const change = (id: string): EventChange => ({
         type: 'event.created',
         endpointId: 'endpoint-a',

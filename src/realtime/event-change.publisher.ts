@@ -25,6 +25,15 @@ export function changesChannel(prefix: string): string {
 }
 
 /**
+ * The endpoints whose changes are kept: a sorted set of endpoint ids, each scored with the time (epoch ms)
+ * until which it counts as watched. A process with a dashboard open on an endpoint keeps it there, and for
+ * STREAM_HISTORY_MS after the last one closes, so that a reconnecting dashboard finds what it missed.
+ */
+export function watchedKey(prefix: string): string {
+  return `${prefix}:watched-endpoints`;
+}
+
+/**
  * What the changes channel carries for each endpoint a flush touched: its id and the ids of the stream
  * entries that flush added (one per endpoint and flush, so first and last are the same entry when one
  * process announces; the readers handle any range). Readers with a dashboard open on the endpoint read
@@ -43,6 +52,8 @@ export const CHANGES_FIELD = 'changes';
  * endpoint's changes, in order (kept STREAM_HISTORY_MS, for Last-Event-ID resume), and one message on one
  * pub/sub channel saying which entry each endpoint gained (ChangedRange). One XADD per endpoint and flush,
  * not per change, and one flush at a time: a busy capture URL or a drain pays Redis per batch, or less.
+ * Only watched endpoints (watchedKey) get their changes written; the others' are dropped after one look
+ * at the watched set per flush, so captures and deliveries nobody watches cost no JSON and no Redis memory.
  * Best effort: a Redis outage never fails a capture or a delivery.
  */
 @Injectable()
@@ -78,9 +89,30 @@ export class EventChangePublisher {
     this.flushing = true;
     const byEndpoint = [...this.pending];
     this.pending = new Map();
-    const minId = String(Date.now() - STREAM_HISTORY_MS);
+    this.write(byEndpoint)
+      .catch((error: Error) => this.logger.warn(`real-time publish failed: ${error.message}`))
+      .finally(() => {
+        this.flushing = false;
+        if (this.pending.size > 0) this.flush();
+      });
+  }
+
+  /**
+   * Appends the changes of the watched endpoints among these to their streams, and announces them. The
+   * watched set is read after the changes were queued: an endpoint watched before a change was published
+   * gets it.
+   */
+  private async write(byEndpoint: [string, EventChange[]][]): Promise<void> {
+    const until = await this.redis.zmscore(
+      watchedKey(this.prefix),
+      ...byEndpoint.map(([endpointId]) => endpointId),
+    );
+    const now = Date.now();
+    const watched = byEndpoint.filter((_, index) => Number(until[index]) > now);
+    if (watched.length === 0) return;
+    const minId = String(now - STREAM_HISTORY_MS);
     const pipeline = this.redis.pipeline();
-    for (const [endpointId, changes] of byEndpoint)
+    for (const [endpointId, changes] of watched)
       pipeline.xadd(
         streamKey(this.prefix, endpointId),
         'MINID',
@@ -90,19 +122,11 @@ export class EventChangePublisher {
         CHANGES_FIELD,
         JSON.stringify(changes),
       );
-    pipeline
-      .exec()
-      .then((results) => {
-        const ranges: ChangedRange[] = [];
-        (results ?? []).forEach(([error, id], index) => {
-          if (!error) ranges.push([byEndpoint[index][0], id as string, id as string]);
-        });
-        if (ranges.length > 0) return this.redis.publish(changesChannel(this.prefix), JSON.stringify(ranges));
-      })
-      .catch((error: Error) => this.logger.warn(`real-time publish failed: ${error.message}`))
-      .finally(() => {
-        this.flushing = false;
-        if (this.pending.size > 0) this.flush();
-      });
+    const results = await pipeline.exec();
+    const ranges: ChangedRange[] = [];
+    (results ?? []).forEach(([error, id], index) => {
+      if (!error) ranges.push([watched[index][0], id as string, id as string]);
+    });
+    if (ranges.length > 0) await this.redis.publish(changesChannel(this.prefix), JSON.stringify(ranges));
   }
 }

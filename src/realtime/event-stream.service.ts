@@ -3,7 +3,14 @@ import { ConfigService } from '@nestjs/config';
 import type Redis from 'ioredis';
 import type { Environment } from '../config/environment';
 import { REDIS } from '../redis/redis.module';
-import { type ChangedRange, changesChannel, type EventChange, streamKey } from './event-change.publisher';
+import {
+  type ChangedRange,
+  changesChannel,
+  type EventChange,
+  STREAM_HISTORY_MS,
+  streamKey,
+  watchedKey,
+} from './event-change.publisher';
 
 /** A change as a dashboard receives it, with its change id (its SSE `id:`). */
 export interface StreamedChange extends EventChange {
@@ -11,6 +18,9 @@ export interface StreamedChange extends EventChange {
 }
 
 type Listener = (change: StreamedChange) => void;
+
+/** How often a process renews its watch on the endpoints it has dashboards open for (watchedKey). */
+export const WATCH_RENEW_MS = 60_000;
 
 /**
  * Compares stream entry ids (`<ms>-<seq>`) or change ids (`<ms>-<seq>-<index>`: the change's place in
@@ -53,7 +63,10 @@ interface EndpointReader {
  * The reading side of the real-time layer in an API process: one Redis subscription for the whole
  * process says which endpoints changed; the changes of those with a dashboard open here are read from
  * the endpoint's Redis stream and fanned out to its dashboards, in order (one connection reads them all).
- * The same stream gives the changes a reconnecting dashboard missed.
+ * The same stream gives the changes a reconnecting dashboard missed. Changes are written only for
+ * watched endpoints (watchedKey): this process watches each endpoint it has a dashboard open for, renews
+ * the watch every WATCH_RENEW_MS, and once more when the last dashboard leaves, so the watch lapses
+ * STREAM_HISTORY_MS after that.
  */
 @Injectable()
 export class EventStreamService implements OnModuleInit, OnApplicationShutdown {
@@ -61,6 +74,7 @@ export class EventStreamService implements OnModuleInit, OnApplicationShutdown {
   private readonly readers = new Map<string, EndpointReader>();
   private readonly prefix: string;
   private subscriber?: Redis;
+  private renewal?: NodeJS.Timeout;
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
@@ -76,9 +90,11 @@ export class EventStreamService implements OnModuleInit, OnApplicationShutdown {
     this.subscriber
       .subscribe(changesChannel(this.prefix))
       .catch((error: Error) => this.logger.warn(`subscribe failed: ${error.message}`));
+    this.renewal = setInterval(() => this.renewWatches(), WATCH_RENEW_MS).unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.renewal);
     this.subscriber?.disconnect();
   }
 
@@ -93,8 +109,10 @@ export class EventStreamService implements OnModuleInit, OnApplicationShutdown {
     await reader.started;
     return () => {
       reader.listeners.delete(listener);
-      if (reader.listeners.size === 0 && this.readers.get(endpointId) === reader)
+      if (reader.listeners.size === 0 && this.readers.get(endpointId) === reader) {
         this.readers.delete(endpointId);
+        this.watch([endpointId]).catch(() => undefined);
+      }
     };
   }
 
@@ -104,14 +122,31 @@ export class EventStreamService implements OnModuleInit, OnApplicationShutdown {
     return changes.filter((change) => compareStreamIds(change.id, lastId) > 0);
   }
 
+  /** Marks the endpoints watched for STREAM_HISTORY_MS from now (never shortening a watch). */
+  private watch(endpointIds: string[]): Promise<unknown> {
+    const until = Date.now() + STREAM_HISTORY_MS;
+    return this.redis.zadd(watchedKey(this.prefix), 'GT', ...endpointIds.flatMap((id) => [until, id]));
+  }
+
+  /** Renews the watch on this process's endpoints, and drops the watches that have lapsed. */
+  private renewWatches(): void {
+    const endpointIds = [...this.readers.keys()];
+    Promise.all([
+      endpointIds.length > 0 ? this.watch(endpointIds) : undefined,
+      this.redis.zremrangebyscore(watchedKey(this.prefix), '-inf', Date.now()),
+    ]).catch((error: Error) => this.logger.warn(`real-time watch renewal failed: ${error.message}`));
+  }
+
   /**
+   * The endpoint is watched first, so that every change published from then on is written to its stream.
    * Reading starts after the stream's last id, not at the first announced range: a change another process
    * added earlier but announced later than that range is then read too.
    */
   private startReading(endpointId: string): EndpointReader {
     const reader: EndpointReader = { listeners: new Set(), starting: true, started: Promise.resolve() };
-    reader.started = this.redis
-      .xrevrange(streamKey(this.prefix, endpointId), '+', '-', 'COUNT', 1)
+    const stream = streamKey(this.prefix, endpointId);
+    reader.started = this.watch([endpointId])
+      .then(() => this.redis.xrevrange(stream, '+', '-', 'COUNT', 1))
       .then(
         ([last]) => last?.[0] ?? '0-0',
         (error: Error) => {
