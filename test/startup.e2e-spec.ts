@@ -199,6 +199,7 @@ describe('start-up', () => {
 });
 
 describe('bin/hooktrail-server', () => {
+  const API_FLAGS = '--max-semi-space-size=32 --no-allocation-site-pretenuring';
   const launcher = join(__dirname, '..', 'bin', 'hooktrail-server');
   let cwd: string;
   beforeEach(async () => {
@@ -215,15 +216,15 @@ describe('bin/hooktrail-server', () => {
           launcher,
           ...args,
           '-p',
-          "process.execArgv.filter((flag) => flag.startsWith('--max-semi')).join(' ')",
+          "process.execArgv.filter((flag) => /^--(max-semi|(no-)?allocation-site)/.test(flag)).join(' ')",
         ],
         { cwd, env: { PATH: process.env.PATH, ...env } },
         (error, stdout) => (error ? reject(error) : resolve(stdout.trim())),
       ),
     );
 
-  it('gives an HTTP-only process a 32-MB semi-space and a process that delivers 8 MB', async () => {
-    expect(await nodeFlags({ APP_ROLE: 'api' })).toBe('--max-semi-space-size=32');
+  it('gives an HTTP-only process a 32-MB semi-space without pretenuring, and a process that delivers 8 MB', async () => {
+    expect(await nodeFlags({ APP_ROLE: 'api' })).toBe(API_FLAGS);
     expect(await nodeFlags({ APP_ROLE: 'all' })).toBe('--max-semi-space-size=8');
     expect(await nodeFlags({ APP_ROLE: 'worker' })).toBe('--max-semi-space-size=8');
     expect(await nodeFlags({})).toBe('--max-semi-space-size=8');
@@ -231,13 +232,13 @@ describe('bin/hooktrail-server', () => {
 
   it('reads APP_ROLE from ./.env as the service does, the environment first', async () => {
     await writeFile(join(cwd, '.env'), 'PORT=3000\nAPP_ROLE="api"\n');
-    expect(await nodeFlags({})).toBe('--max-semi-space-size=32');
+    expect(await nodeFlags({})).toBe(API_FLAGS);
     expect(await nodeFlags({ APP_ROLE: 'all' })).toBe('--max-semi-space-size=8');
   });
 
   it('passes the operator’s own flag after its own, so that it wins', async () => {
-    expect(await nodeFlags({ APP_ROLE: 'api' }, ['--max-semi-space-size=16'])).toBe(
-      '--max-semi-space-size=32 --max-semi-space-size=16',
-    );
+    expect(
+      await nodeFlags({ APP_ROLE: 'api' }, ['--max-semi-space-size=16', '--allocation-site-pretenuring']),
+    ).toBe(`${API_FLAGS} --max-semi-space-size=16 --allocation-site-pretenuring`);
   });
 });
