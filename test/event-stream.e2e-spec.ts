@@ -231,8 +231,9 @@ describe('event stream (SSE)', () => {
       expect(kept).toEqual([watched]);
       expect(kept).not.toContain(unwatched);
 
-      client.close();
+      // Read before closing: the other process may see the close before this one reads the clock again.
       const closedAt = Date.now();
+      client.close();
       const until = await eventually(
         async () => Number(await redis.zscore(watchedKey(sut.env.REDIS_PREFIX), quiet.endpointId)),
         (score) => score >= closedAt + STREAM_HISTORY_MS,
