@@ -59,6 +59,7 @@ const CONFIG = {
       .split(',')
       .map((name) => name.trim()),
   ),
+  appRole: env.BENCH_APP_ROLE || 'all',
   captureSeconds: number('BENCH_CAPTURE_SECONDS', 20),
   connections: number('BENCH_CONNECTIONS', 50),
   warmupSeconds: 3,
@@ -182,7 +183,7 @@ async function openDeliveries(db) {
 /** Waits until no delivery is open (bounded by the backlog at ~100/s, at least 60 s); returns the drain. */
 async function waitForDrain(db, label) {
   const begin = Date.now();
-  if (env.BENCH_APP_ROLE === 'api') return { backlog: 0, delivered: 0, seconds: 0, open: 0 }; // no worker
+  if (CONFIG.appRole === 'api') return { backlog: 0, delivered: 0, seconds: 0, open: 0 }; // no worker
   const first = await openDeliveries(db);
   const limitMs = Math.max(60_000, (first.open / 100) * 1000);
   let last = first;
@@ -350,11 +351,15 @@ async function scenarioCapture(context) {
     '≤ 300 MB',
     rss.peak() <= 300 * 1024 * 1024,
   );
+  const forwarding = CONFIG.appRole !== 'api';
   notes.push(
     `Scenario 1: 1-minute load average ${reference.loadAvg.toFixed(1)} before the reference run, ` +
       `${measured.loadAvg.toFixed(1)} before Hooktrail's (${availableParallelism()} cores; above that, other work shared the machine). ` +
-      `Hooktrail's CPU per capture includes the delivery worker's, which forwards the captures during the load.`,
+      (forwarding
+        ? `Hooktrail's CPU per capture includes the delivery worker's, which forwards the captures during the load.`
+        : `APP_ROLE=api: no delivery worker runs, so the captures are stored and queued for routing, not forwarded.`),
   );
+  if (!forwarding) return;
 
   log('scenario 1: waiting for the delivery backlog to drain');
   const drain = await waitForDrain(db, 'after scenario 1');
@@ -1248,7 +1253,7 @@ async function main() {
     : [];
   const serviceEnv = {
     NODE_ENV: 'production',
-    APP_ROLE: env.BENCH_APP_ROLE || 'all',
+    APP_ROLE: CONFIG.appRole,
     PORT: String(port),
     DATABASE_URL: `${CONFIG.postgresUrl}/${names.serviceDb}`,
     REDIS_URL: CONFIG.redisUrl,

@@ -9,6 +9,7 @@ import {
   streamKey,
   watchedKey,
 } from '../src/realtime/event-change.publisher';
+import { EventStreamService, WATCH_RENEW_MS } from '../src/realtime/event-stream.service';
 import { api } from './support/api-client';
 import { eventually } from './support/eventually';
 import { HttpsDestination } from './support/https-destination';
@@ -241,6 +242,45 @@ describe('event stream (SSE)', () => {
       expect(until).toBeGreaterThan(watchedAt + STREAM_HISTORY_MS);
       expect(until).toBeLessThanOrEqual(Date.now() + STREAM_HISTORY_MS);
     } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('renews the watch on its endpoints every minute, and drops the watches that lapsed', async () => {
+    const prefix = `${sut.env.REDIS_PREFIX}:renewal`;
+    const redis = new Redis(sut.env.REDIS_URL);
+    const intervals = jest.spyOn(global, 'setInterval');
+    const service = new EventStreamService(redis, {
+      get: () => prefix,
+    } as unknown as ConfigService<never, true>);
+    try {
+      service.onModuleInit();
+      const [renew] = intervals.mock.calls.find(([, ms]) => ms === WATCH_RENEW_MS) ?? [];
+      expect(renew).toBeInstanceOf(Function);
+      const stop = await service.listen('endpoint-a', () => undefined);
+      // As a minute later: a's watch nearer its end, b's lapsed, c watched by another process.
+      const now = Date.now();
+      await redis.zadd(
+        watchedKey(prefix),
+        now + STREAM_HISTORY_MS - WATCH_RENEW_MS,
+        'endpoint-a',
+        now - 1,
+        'endpoint-b',
+        now + 1000,
+        'endpoint-c',
+      );
+      (renew as () => void)();
+      const [a, b, c] = await eventually(
+        () => redis.zmscore(watchedKey(prefix), 'endpoint-a', 'endpoint-b', 'endpoint-c'),
+        ([, lapsed]) => lapsed === null,
+      );
+      expect(Number(a)).toBeGreaterThanOrEqual(now + STREAM_HISTORY_MS);
+      expect(b).toBeNull();
+      expect(Number(c)).toBe(now + 1000);
+      stop();
+    } finally {
+      intervals.mockRestore();
+      await service.onApplicationShutdown();
       redis.disconnect();
     }
   });

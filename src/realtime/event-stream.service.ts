@@ -111,7 +111,9 @@ export class EventStreamService implements OnModuleInit, OnApplicationShutdown {
       reader.listeners.delete(listener);
       if (reader.listeners.size === 0 && this.readers.get(endpointId) === reader) {
         this.readers.delete(endpointId);
-        this.watch([endpointId]).catch(() => undefined);
+        this.watch([endpointId]).catch((error: Error) =>
+          this.logger.warn(`real-time watch renewal failed: ${error.message}`),
+        );
       }
     };
   }
