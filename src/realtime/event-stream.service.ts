@@ -75,6 +75,8 @@ export class EventStreamService implements OnModuleInit, OnApplicationShutdown {
   private readonly prefix: string;
   private subscriber?: Redis;
   private renewal?: NodeJS.Timeout;
+  private readonly renewalFailed = (error: Error) =>
+    this.logger.warn(`real-time watch renewal failed: ${error.message}`);
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
@@ -111,9 +113,7 @@ export class EventStreamService implements OnModuleInit, OnApplicationShutdown {
       reader.listeners.delete(listener);
       if (reader.listeners.size === 0 && this.readers.get(endpointId) === reader) {
         this.readers.delete(endpointId);
-        this.watch([endpointId]).catch((error: Error) =>
-          this.logger.warn(`real-time watch renewal failed: ${error.message}`),
-        );
+        this.watch([endpointId]).catch(this.renewalFailed);
       }
     };
   }
@@ -136,7 +136,7 @@ export class EventStreamService implements OnModuleInit, OnApplicationShutdown {
     Promise.all([
       endpointIds.length > 0 ? this.watch(endpointIds) : undefined,
       this.redis.zremrangebyscore(watchedKey(this.prefix), '-inf', Date.now()),
-    ]).catch((error: Error) => this.logger.warn(`real-time watch renewal failed: ${error.message}`));
+    ]).catch(this.renewalFailed);
   }
 
   /**
