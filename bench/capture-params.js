@@ -1,14 +1,25 @@
 #!/usr/bin/env node
-// The capture batch's text columns as node-pg's array literals against PostgreSQL's binary array format
+// The capture batch's columns as node-pg's array literals against PostgreSQL's binary array format
 // (src/database/binary-array.ts): CPU per capture of Node to serialize a batch's parameters, and of the
-// PostgreSQL backend to read a 17-capture batch's headers and bodies (the mean batch of capture alone).
+// PostgreSQL backend to read a 17-capture batch's ids, headers, bodies, times, numbers and flags (the mean
+// batch of capture alone). "binary text" is the format of session 34 (text and bytea columns binary, the
+// others literals); "binary" sends every column binary, bodies as their bytes.
 // Needs the production build (`npx nest build`) and PostgreSQL (DATABASE_URL, default the local server).
 //   node bench/capture-params.js
 const { readFileSync } = require('node:fs');
 const { Client } = require('pg');
 const { serialize } = require('pg-protocol');
 const { prepareValue } = require('pg/lib/utils');
-const { binaryArray, BYTEA_OID, TEXT_OID } = require('../dist/src/database/binary-array');
+const { randomUUID } = require('node:crypto');
+const {
+  binaryArray,
+  BOOL,
+  BYTEA,
+  INT4,
+  TEXT,
+  TIMESTAMPTZ,
+  UUID,
+} = require('../dist/src/database/binary-array');
 
 const BATCH = 17;
 const metadata = Object.fromEntries(
@@ -25,17 +36,40 @@ const headers = JSON.stringify({
   'stripe-signature': `t=1700000000,v1=${'a'.repeat(64)}`,
 });
 const column = (value) => Array(BATCH).fill(value);
-const textColumns = () => [
+const bodyBytes = Buffer.from(body);
+const textColumns = (bodies) => [
   column('tok_0123456789abcdefghijklmnopqrst'),
   column('POST'),
   column(headers),
-  column(body),
+  column(bodies),
 ];
+// What a capture makes anew for each batch: its id and its time.
+const ids = () => Array.from({ length: BATCH }, () => randomUUID());
+const times = () => column(new Date());
 const formats = {
-  'array literal': () => [...textColumns(), column(null)],
-  'binary array': () => [
-    ...textColumns().map((values) => binaryArray(TEXT_OID, values)),
-    binaryArray(BYTEA_OID, column(null)),
+  'array literal': () => [
+    ids(),
+    ...textColumns(body),
+    column(null),
+    times().map((time) => time.toISOString()),
+    column(0),
+    column(true),
+  ],
+  'binary text': () => [
+    ids(),
+    ...textColumns(body).map((values) => binaryArray(TEXT, values)),
+    binaryArray(BYTEA, column(null)),
+    times().map((time) => time.toISOString()),
+    column(0),
+    column(true),
+  ],
+  binary: () => [
+    binaryArray(UUID, ids()),
+    ...textColumns(bodyBytes).map((values) => binaryArray(TEXT, values)),
+    binaryArray(BYTEA, column(null)),
+    binaryArray(TIMESTAMPTZ, times()),
+    binaryArray(INT4, column(0)),
+    binaryArray(BOOL, column(true)),
   ],
 };
 
@@ -61,9 +95,11 @@ async function main() {
   const pid = (await db.query('select pg_backend_pid() as pid')).rows[0].pid;
   const statement = {
     name: 'capture-params',
-    text: `select count(*) from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bytea[])
-             as t(token, method, headers, body_text, body_bytes)
-           where headers::jsonb is not null and length(body_text) > 0`,
+    text: `select count(*)
+           from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[],
+                       $7::timestamptz[], $8::int[], $9::boolean[])
+             as t(id, token, method, headers, body_text, body_bytes, received_at, rules_version, forward)
+           where headers::jsonb is not null and length(body_text) > 0 and forward`,
   };
   console.log(
     `a batch of ${BATCH} captures, body ${Buffer.byteLength(body)} bytes, headers ${headers.length}`,

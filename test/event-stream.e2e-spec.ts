@@ -88,11 +88,15 @@ describe('event stream (SSE)', () => {
       (message) => message.event === 'event.created' && JSON.parse(message.data).id === eventId,
       2000,
     );
-    expect(JSON.parse(created.data)).toMatchObject({
+    expect(JSON.parse(created.data)).toEqual({
       id: eventId,
       endpoint_id: fixture.endpointId,
       status: 'received',
+      verification: { status: 'none', reason: null },
       method: 'POST',
+      source_ip: '127.0.0.1',
+      received_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      body: '{"live":true}',
     });
     const updated = await client.waitFor(
       (message) =>

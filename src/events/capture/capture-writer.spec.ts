@@ -13,7 +13,7 @@ function capture(token: string): NewCapture {
     headers: {},
     query: '',
     body: Buffer.from('{}'),
-    bodyText: '{}',
+    bodyIsText: true,
     sourceIp: '127.0.0.1',
     receivedAt: new Date(),
     rulesVersion: 0,

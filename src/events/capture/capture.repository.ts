@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { isUtf8 } from 'node:buffer';
 import { Pool } from 'pg';
-import { binaryArray, BYTEA_OID, TEXT_OID } from '../../database/binary-array';
+import { binaryArray, BOOL, BYTEA, INT4, TEXT, TIMESTAMPTZ, UUID } from '../../database/binary-array';
 import type { Verdict } from '../../ingest/capture-rules';
 import type { FilterRule } from '../../ingest/filter';
 import type { DedupSettings, InboundAuthSettings, VerificationSettings } from '../../ingest/ingest-rules';
@@ -17,8 +17,8 @@ export interface NewCapture {
   /** The raw query string without "?". */
   query: string;
   body: Buffer;
-  /** The body as text when it is valid UTF-8 without NUL (bodyTextOf), null otherwise. */
-  bodyText: string | null;
+  /** The body is valid UTF-8 without NUL (isStorableText): stored in `body_text`, else in `body_bytes`. */
+  bodyIsText: boolean;
   sourceIp: string | null;
   receivedAt: Date;
   /** The `rules_version` of the endpoint's rules it was judged by (0: an endpoint that never had any). */
@@ -191,11 +191,11 @@ interface OutcomeRow {
 }
 
 /**
- * The body as text when its bytes are valid UTF-8 without NUL (PostgreSQL text cannot hold it), stored in
- * `body_text`; null otherwise, and the bytes go to `body_bytes`.
+ * Whether the body's bytes are valid UTF-8 without NUL (PostgreSQL text cannot hold it): then they are
+ * stored in `body_text` as they are, otherwise in `body_bytes`.
  */
-export function bodyTextOf(body: Buffer): string | null {
-  return isUtf8(body) && body.indexOf(0) === -1 ? body.toString('utf8') : null;
+export function isStorableText(body: Buffer): boolean {
+  return isUtf8(body) && body.indexOf(0) === -1;
 }
 
 /**
@@ -246,17 +246,17 @@ export class CaptureRepository {
       methods: [] as string[],
       headers: [] as string[],
       queries: [] as string[],
-      texts: [] as (string | null)[],
+      texts: [] as (Buffer | null)[],
       bytes: [] as (Buffer | null)[],
       sourceIps: [] as (string | null)[],
-      receivedAt: [] as string[],
+      receivedAt: [] as Date[],
       rulesVersions: [] as number[],
       verificationStatuses: [] as string[],
       verificationReasons: [] as (string | null)[],
       forward: [] as boolean[],
       skips: [] as (string | null)[],
       dedupKeys: [] as (string | null)[],
-      dedupExpiresAt: [] as (string | null)[],
+      dedupExpiresAt: [] as (Date | null)[],
       authorized: [] as boolean[],
     };
     for (const capture of captures) {
@@ -267,10 +267,10 @@ export class CaptureRepository {
       columns.queries.push(capture.query);
       // A refused capture is sent without its body: it is not stored.
       const kept = capture.verdict.authorized;
-      columns.texts.push(kept ? capture.bodyText : null);
-      columns.bytes.push(kept && capture.bodyText === null ? capture.body : null);
+      columns.texts.push(kept && capture.bodyIsText ? capture.body : null);
+      columns.bytes.push(kept && !capture.bodyIsText ? capture.body : null);
       columns.sourceIps.push(capture.sourceIp);
-      columns.receivedAt.push(capture.receivedAt.toISOString());
+      columns.receivedAt.push(capture.receivedAt);
       const { verdict } = capture;
       columns.rulesVersions.push(capture.rulesVersion);
       columns.verificationStatuses.push(verdict.verification.status);
@@ -278,7 +278,7 @@ export class CaptureRepository {
       columns.forward.push(verdict.forward);
       columns.skips.push(verdict.skip.length === 0 ? null : verdict.skip.join(' '));
       columns.dedupKeys.push(verdict.dedupKey);
-      columns.dedupExpiresAt.push(capture.dedupExpiresAt?.toISOString() ?? null);
+      columns.dedupExpiresAt.push(capture.dedupExpiresAt);
       columns.authorized.push(verdict.authorized);
     }
     const routed = captures.some(
@@ -288,25 +288,25 @@ export class CaptureRepository {
     const statement = routed ? STORE_BATCH.routed : STORE_BATCH.plain;
     const { rows } = await this.pool.query<OutcomeRow>({
       ...statement,
-      // The text and bytea columns in PostgreSQL's binary array format: bodies and headers unescaped.
+      // Every column in PostgreSQL's binary array format: bodies (as received) and headers unescaped.
       values: [
-        columns.ids,
-        binaryArray(TEXT_OID, columns.tokens),
-        binaryArray(TEXT_OID, columns.methods),
-        binaryArray(TEXT_OID, columns.headers),
-        binaryArray(TEXT_OID, columns.queries),
-        binaryArray(TEXT_OID, columns.texts),
-        binaryArray(BYTEA_OID, columns.bytes),
-        binaryArray(TEXT_OID, columns.sourceIps),
-        columns.receivedAt,
-        columns.rulesVersions,
-        binaryArray(TEXT_OID, columns.verificationStatuses),
-        binaryArray(TEXT_OID, columns.verificationReasons),
-        columns.forward,
-        binaryArray(TEXT_OID, columns.skips),
-        binaryArray(TEXT_OID, columns.dedupKeys),
-        columns.dedupExpiresAt,
-        columns.authorized,
+        binaryArray(UUID, columns.ids),
+        binaryArray(TEXT, columns.tokens),
+        binaryArray(TEXT, columns.methods),
+        binaryArray(TEXT, columns.headers),
+        binaryArray(TEXT, columns.queries),
+        binaryArray(TEXT, columns.texts),
+        binaryArray(BYTEA, columns.bytes),
+        binaryArray(TEXT, columns.sourceIps),
+        binaryArray(TIMESTAMPTZ, columns.receivedAt),
+        binaryArray(INT4, columns.rulesVersions),
+        binaryArray(TEXT, columns.verificationStatuses),
+        binaryArray(TEXT, columns.verificationReasons),
+        binaryArray(BOOL, columns.forward),
+        binaryArray(TEXT, columns.skips),
+        binaryArray(TEXT, columns.dedupKeys),
+        binaryArray(TIMESTAMPTZ, columns.dedupExpiresAt),
+        binaryArray(BOOL, columns.authorized),
       ],
     });
     const ids = columns.ids;

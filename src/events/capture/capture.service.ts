@@ -11,7 +11,7 @@ import { CaptureRateLimiter } from './capture-rate-limiter';
 import { judgeCapture, type Verdict } from '../../ingest/capture-rules';
 import { CaptureRulesCache } from './capture-rules.cache';
 import { CaptureWriter, type WriteOutcome } from './capture-writer';
-import { bodyTextOf } from './capture.repository';
+import { isStorableText } from './capture.repository';
 
 /** A request that arrived at a capture URL, as the HTTP layer read it. */
 export interface CaptureRequest {
@@ -51,8 +51,11 @@ export interface CapturedEvent {
   method: string;
   receivedAt: Date;
   sourceIp: string | null;
-  /** The whole body as text when it is small UTF-8 (live dashboards show and filter it); absent otherwise. */
-  body?: string;
+  /**
+   * The whole body when it is small UTF-8 text (live dashboards show and filter it; decoded only when an
+   * announcement is written for a watched endpoint); absent otherwise.
+   */
+  body?: Buffer;
 }
 
 /** Bodies up to this size travel with the live `event.created` message. */
@@ -113,7 +116,7 @@ export class CaptureService {
     if (!(await this.rateLimiter.tryAcquire(request.token))) return { kind: 'rate-limited' };
     const eventId = randomUUID();
     const receivedAt = new Date();
-    const bodyText = bodyTextOf(request.body);
+    const bodyIsText = isStorableText(request.body);
     let rules = this.rules.get(request.token);
     for (let reads = 0; ; reads++) {
       const verdict = judgeCapture(rules, request, receivedAt.getTime());
@@ -127,7 +130,7 @@ export class CaptureService {
           {
             id: eventId,
             receivedAt,
-            bodyText,
+            bodyIsText,
             rulesVersion: rules.version,
             verdict,
             dedupExpiresAt,
@@ -150,18 +153,18 @@ export class CaptureService {
         }
         continue;
       }
-      return this.answer(outcome, request, { eventId, receivedAt, bodyText, verdict });
+      return this.answer(outcome, request, { eventId, receivedAt, bodyIsText, verdict });
     }
   }
 
   private answer(
     outcome: Exclude<WriteOutcome, { kind: 'stale-rules' }>,
     request: CaptureRequest,
-    stored: { eventId: string; receivedAt: Date; bodyText: string | null; verdict: Verdict },
+    stored: { eventId: string; receivedAt: Date; bodyIsText: boolean; verdict: Verdict },
   ): CaptureOutcome {
     switch (outcome.kind) {
       case 'stored': {
-        const { eventId, receivedAt, bodyText, verdict } = stored;
+        const { eventId, receivedAt, bodyIsText, verdict } = stored;
         this.captured$.next({
           eventId,
           endpointId: outcome.endpointId,
@@ -170,7 +173,7 @@ export class CaptureService {
           method: request.method,
           receivedAt,
           sourceIp: request.sourceIp,
-          body: bodyText !== null && request.body.length <= LIVE_BODY_LIMIT_BYTES ? bodyText : undefined,
+          body: bodyIsText && request.body.length <= LIVE_BODY_LIMIT_BYTES ? request.body : undefined,
         });
         const { reason } = verdict.verification;
         return verdict.forward || reason === null
