@@ -37,7 +37,6 @@ describe('delivery queue and sweeper: dispatch jobs, and which overdue deliverie
       stillOwed: async (jobless: DueDelivery[]) =>
         jobless.filter((delivery) => !finishedMeanwhile.includes(delivery.id)),
       postpone: async (ids: string[]) => void postponed.push(...ids),
-      foldEventCounts: async () => undefined,
     } as unknown as OutboxRepository).sweep();
 
   beforeEach(async () => {

@@ -19,8 +19,7 @@ const MAX_BATCHES_PER_SWEEP = 20;
 /**
  * Drains the outbox: deliveries the database still owes an attempt and whose job is not in Redis
  * (enqueue failed while Redis was down, Redis restarted without its data, a job exhausted by stalls)
- * are enqueued again, continuing their retry schedule. It also folds the event-count deltas of busy
- * endpoints. (Overdue dead-letter alerts are the AlertWorker's.)
+ * are enqueued again, continuing their retry schedule. (Overdue dead-letter alerts are the AlertWorker's.)
  */
 @Injectable()
 export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -52,7 +51,6 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShu
       const { overdue, lost } = await this.reenqueueLost();
       if (overdue < SWEEP_BATCH || lost === 0) break;
     }
-    await this.deliveries.foldEventCounts();
   }
 
   /** Re-enqueues one batch of overdue deliveries whose job is gone; counts what it looked at and re-enqueued. */

@@ -1,7 +1,6 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import type { Knex } from '../database/sql';
-import { EVENT_COUNTS_FOLD_AT, foldEventCounts } from '../events/event-counts';
 
 export interface DueDelivery {
   id: string;
@@ -81,11 +80,6 @@ export class OutboxRepository {
     const { rows } = await this.knex.raw(fifoHeadSql('?'), [destinationId]);
     const head = rows[0] as { id: string; attempt_count: number } | undefined;
     return head ? { id: head.id, attemptCount: head.attempt_count } : null;
-  }
-
-  /** Folds the event-count deltas of busy endpoints (see event-counts.ts). */
-  foldEventCounts(): Promise<void> {
-    return foldEventCounts(this.knex, EVENT_COUNTS_FOLD_AT);
   }
 
   /**

@@ -3,7 +3,6 @@ import { Injectable } from '@nestjs/common';
 import type { DeliveryAttempt, DeliveryStatus } from '../delivery/delivery.entity';
 import type { FilterRule } from '../ingest/filter';
 import { ENFORCES_VERIFICATION } from '../ingest/routing';
-import { countEvents } from './event-counts';
 import { countEventsInRange } from './event-range-count';
 import type { EventStatus, VerificationStatus } from './event.entity';
 import { isoColumn as iso } from '../database/iso-column';
@@ -175,9 +174,9 @@ export class EventsRepository {
   }
 
   /**
-   * The endpoint's events, or those of one status: exact, from the event_counts deltas; with a time range,
-   * exact from the statistics counters and the index at the range's ends (countEventsInRange). With a
-   * verification status: counted from the index. With `q`: at most SEARCH_COUNT_CAP + 1.
+   * The endpoint's events, or those of one status, in a time range or all: exact, from the statistics
+   * counters and the index at the range's ends (countEventsInRange; all of them: the day rows alone). With
+   * a verification status: counted from the index. With `q`: at most SEARCH_COUNT_CAP + 1.
    */
   private async count(
     endpointId: string,
@@ -185,9 +184,7 @@ export class EventsRepository {
     where: { sql: string; bindings: unknown[] },
   ): Promise<number> {
     if (filters.q === undefined && filters.verification === undefined)
-      return filters.from === undefined && filters.to === undefined
-        ? countEvents(this.em.getKnex(), endpointId, filters.status)
-        : countEventsInRange(this.em.getKnex(), endpointId, filters);
+      return countEventsInRange(this.em.getKnex(), endpointId, filters);
     const [{ total }] =
       filters.q === undefined
         ? await this.rows<{ total: number }>(
