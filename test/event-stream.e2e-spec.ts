@@ -13,6 +13,7 @@ import { EventStreamService, WATCH_RENEW_MS } from '../src/realtime/event-stream
 import { api } from './support/api-client';
 import { eventually } from './support/eventually';
 import { HttpsDestination } from './support/https-destination';
+import { ThrowawayRedis } from './support/redis-server';
 import { spawnService, stopService, type ServiceProcess } from './support/service-process';
 import { SseClient } from './support/sse-client';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -286,6 +287,46 @@ describe('event stream (SSE)', () => {
       intervals.mockRestore();
       await service.onApplicationShutdown();
       redis.disconnect();
+    }
+  });
+
+  it('watches its endpoints again as soon as Redis is back, one opened while Redis was away included', async () => {
+    const throwaway = await ThrowawayRedis.start();
+    const prefix = `${sut.env.REDIS_PREFIX}:rewatch`;
+    // As the process's shared client: a command fails after one reconnection attempt.
+    const redis = new Redis(throwaway.url, { maxRetriesPerRequest: 1 });
+    redis.on('error', () => undefined);
+    const service = new EventStreamService(redis, {
+      get: () => prefix,
+    } as unknown as ConfigService<never, true>);
+    let check: Redis | undefined;
+    try {
+      service.onModuleInit();
+      const stopA = await service.listen('endpoint-a', () => undefined);
+      expect(await redis.zscore(watchedKey(prefix), 'endpoint-a')).not.toBeNull();
+      await throwaway.stop();
+      // Its watch fails: Redis is away.
+      const stopB = await service.listen('endpoint-b', () => undefined);
+      // Back, and empty: a's watch is gone too.
+      const restartedAt = Date.now();
+      await throwaway.startServer();
+      check = new Redis(throwaway.url);
+      const [a, b] = await eventually(
+        () => check!.zmscore(watchedKey(prefix), 'endpoint-a', 'endpoint-b'),
+        (scores) => scores.every((score) => score !== null),
+        10_000,
+      );
+      // Well before the minute's renewal.
+      expect(Date.now() - restartedAt).toBeLessThan(WATCH_RENEW_MS / 2);
+      expect(Number(a)).toBeGreaterThanOrEqual(restartedAt + STREAM_HISTORY_MS);
+      expect(Number(b)).toBeGreaterThanOrEqual(restartedAt + STREAM_HISTORY_MS);
+      stopA();
+      stopB();
+    } finally {
+      check?.disconnect();
+      await service.onApplicationShutdown();
+      redis.disconnect();
+      await throwaway.stop();
     }
   });
 

@@ -65,8 +65,9 @@ interface EndpointReader {
  * the endpoint's Redis stream and fanned out to its dashboards, in order (one connection reads them all).
  * The same stream gives the changes a reconnecting dashboard missed. Changes are written only for
  * watched endpoints (watchedKey): this process watches each endpoint it has a dashboard open for, renews
- * the watch every WATCH_RENEW_MS, and once more when the last dashboard leaves, so the watch lapses
- * STREAM_HISTORY_MS after that.
+ * the watch every WATCH_RENEW_MS and whenever its Redis connection is ready again (a watch that failed
+ * while Redis was away, or that a Redis restarted empty lost, is not left until the next renewal), and
+ * once more when the last dashboard leaves, so the watch lapses STREAM_HISTORY_MS after that.
  */
 @Injectable()
 export class EventStreamService implements OnModuleInit, OnApplicationShutdown {
@@ -77,6 +78,7 @@ export class EventStreamService implements OnModuleInit, OnApplicationShutdown {
   private renewal?: NodeJS.Timeout;
   private readonly renewalFailed = (error: Error) =>
     this.logger.warn(`real-time watch renewal failed: ${error.message}`);
+  private readonly renewWatchesNow = () => this.renewWatches();
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
@@ -92,11 +94,13 @@ export class EventStreamService implements OnModuleInit, OnApplicationShutdown {
     this.subscriber
       .subscribe(changesChannel(this.prefix))
       .catch((error: Error) => this.logger.warn(`subscribe failed: ${error.message}`));
-    this.renewal = setInterval(() => this.renewWatches(), WATCH_RENEW_MS).unref();
+    this.renewal = setInterval(this.renewWatchesNow, WATCH_RENEW_MS).unref();
+    this.redis.on('ready', this.renewWatchesNow);
   }
 
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.renewal);
+    this.redis.off('ready', this.renewWatchesNow);
     this.subscriber?.disconnect();
   }
 
