@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { Migration20261205000000_event_counts_from_stats as EventCountsFromStats } from '../src/database/migrations/Migration20261205000000_event_counts_from_stats';
 import { searchSql } from '../src/events/events.repository';
 import { QUEUED_BATCH_SQL, STALE_BATCH_SQL } from '../src/events/search/search-indexer.service';
 import { DAY, HOUR, MINUTE } from '../src/stats/stats-windows';
 import { api, type ApiResponse, registerUser, type RegisteredUser } from './support/api-client';
 import { HttpsDestination } from './support/https-destination';
 import { queryPlan, routeQueued } from './support/knex-sql';
+import { migrationSql } from './support/migration-sql';
 import { startTestApp, type TestApp } from './support/test-app';
 import {
   addDestination,
@@ -308,6 +310,18 @@ describe('events API', () => {
   });
 
   describe("counting all of an endpoint's events", () => {
+    /** Moves the endpoint's failed events to dead_letter, then deletes `deleted` of its events. */
+    async function deadLetterFailedThenDelete(endpointId: string, deleted: number): Promise<void> {
+      await db.query(
+        `update events set status = 'dead_letter' where endpoint_id = $1 and status = 'failed'`,
+        [endpointId],
+      );
+      await db.query(
+        'delete from events where id in (select id from events where endpoint_id = $1 limit $2)',
+        [endpointId, deleted],
+      );
+    }
+
     it('stays exact, from the statistics day rows, through captures over many days, status changes and deletes', async () => {
       const endpoint = await createEndpoint('Counted');
       // Each capture is stored now, then moved to its day and status: an insert and an update per event.
@@ -331,17 +345,52 @@ describe('events API', () => {
         60, 12, 48,
       ]);
 
-      await db.query(
-        `update events set status = 'dead_letter' where endpoint_id = $1 and status = 'failed'`,
-        [endpoint.id],
-      );
-      await db.query(
-        `delete from events where id in (select id from events where endpoint_id = $1 limit 7)`,
-        [endpoint.id],
-      );
+      await deadLetterFailedThenDelete(endpoint.id, 7);
       for (const status of ['received', 'delivered', 'failed', 'dead_letter'])
         expect(await total(`&status=${status}`)).toBe(await counted(status));
       expect(await total()).toBe(53);
+    });
+
+    it('gives back the event_counts table when its migration is taken back, kept by its triggers, and drops it again', async () => {
+      const endpoint = await createEndpoint('Counted, migrated back');
+      for (let n = 0; n < 8; n++)
+        await capture(endpoint.token, `{"n":${n}}`, minutes(n * 61), n % 3 === 0 ? 'failed' : 'delivered');
+      const migration = (step: 'up' | 'down') => migrationSql(sut, EventCountsFromStats, step);
+      const counts = async () =>
+        (
+          await db.query(
+            `select status, sum(delta)::int as n from event_counts where endpoint_id = $1
+             group by status having sum(delta) <> 0 order by status`,
+            [endpoint.id],
+          )
+        ).rows;
+      const exact = async () =>
+        (
+          await db.query(
+            'select status, count(*)::int as n from events where endpoint_id = $1 group by status order by status',
+            [endpoint.id],
+          )
+        ).rows;
+
+      for (const sql of await migration('down')) await db.query(sql);
+      // Made again from the events stored, then kept by the triggers through a capture, a status change and a delete.
+      expect(await counts()).toEqual([
+        { status: 'delivered', n: 5 },
+        { status: 'failed', n: 3 },
+      ]);
+      await capture(endpoint.token, '{"n":8}', minutes(9 * 61));
+      await deadLetterFailedThenDelete(endpoint.id, 2);
+      expect(await counts()).toEqual(await exact());
+      expect((await counts()).reduce((sum, row) => sum + row.n, 0)).toBe(7);
+
+      for (const sql of await migration('up')) await db.query(sql);
+      const left = await db.query(
+        `select (select count(*)::int from pg_trigger where tgname like 'events_count_%') as triggers,
+                to_regclass('event_counts') is null as dropped`,
+      );
+      expect(left.rows[0]).toEqual({ triggers: 0, dropped: true });
+      const listed = await call('GET', `/api/endpoints/${endpoint.id}/events?limit=1`);
+      expect(listed.body.pagination.total).toBe(7);
     });
   });
 

@@ -1,4 +1,3 @@
-import { EntityManager } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import { Migration20261125020000_endpoint_stats as StatsMigration } from '../src/database/migrations/Migration20261125020000_endpoint_stats';
 import { Migration20261128000000_attempt_stats_from_the_worker as WorkerStatsMigration } from '../src/database/migrations/Migration20261128000000_attempt_stats_from_the_worker';
@@ -8,6 +7,7 @@ import { api, registerUser } from './support/api-client';
 import { HttpsDestination, type Responder } from './support/https-destination';
 import { eventually } from './support/eventually';
 import { sqlOf } from './support/knex-sql';
+import { migrationSql } from './support/migration-sql';
 import { startTestApp, type TestApp } from './support/test-app';
 import { addDestination, capture, createEndpoint, type EndpointFixture } from './support/webhook-fixtures';
 
@@ -446,15 +446,8 @@ describe('endpoint statistics', () => {
   });
 
   it('counts the events and attempts stored before the migration ran, and takes deleted events back out', async () => {
-    const em = sut.app.get(EntityManager);
-    const queries = async (
-      Step: typeof StatsMigration | typeof WorkerStatsMigration,
-      step: 'up' | 'down',
-    ) => {
-      const migration = new Step(em.getDriver(), em.config);
-      await migration[step]();
-      return migration.getQueries().map((query) => (typeof query === 'string' ? query : query.toQuery()));
-    };
+    const queries = (Step: typeof StatsMigration | typeof WorkerStatsMigration, step: 'up' | 'down') =>
+      migrationSql(sut, Step, step);
     // Nonzero buckets only: the window moves on with the clock between the two reads.
     const counted = (body: Record<string, unknown>) => ({
       buckets: (body.buckets as Bucket[]).filter(
