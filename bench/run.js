@@ -12,6 +12,9 @@
 //   BENCH_SCENARIOS     capture,rules,delivery,flow,soak,reads,stats  a subset to run only those; retention
 //                       (scenario 9) runs only when named
 //   BENCH_CAPTURE_SECONDS 20   BENCH_CONNECTIONS 50          scenario 1
+//   BENCH_BODIES        realistic: scenario 1 (to the reference and the floor too) and scenario 2's drain send
+//                       20,000 different payloads of scenario 3's four kinds (about 1.1 KB, ids of their own)
+//                       instead of one 1 KB body again and again (diagnosis: what the search index costs)
 //   BENCH_SOAK_SECONDS  300                                   scenario 4 (RSS after it vs after 1 minute)
 //   BENCH_READ_EVENTS   1000000                               scenario 3
 //   BENCH_STATS_EVENTS  1000000                               scenario 8 (statistics)
@@ -45,7 +48,7 @@ const {
   cpuMeter,
 } = require('./lib/processes');
 const { webhookBody, constantLoad, markedLoad, signedLoad, now } = require('./lib/load');
-const { insertChunkSql, rareEvent, COMMON_WORD } = require('./lib/seed');
+const { insertChunkSql, realisticBodiesSql, rareEvent, COMMON_WORD } = require('./lib/seed');
 const { percentile, ms, mb, count, rate, machine, table } = require('./lib/report');
 
 const env = process.env;
@@ -61,6 +64,8 @@ const CONFIG = {
   ),
   appRole: env.BENCH_APP_ROLE || 'all',
   captureSeconds: number('BENCH_CAPTURE_SECONDS', 20),
+  realisticBodies: env.BENCH_BODIES === 'realistic',
+  realisticBodyCount: 20_000,
   connections: number('BENCH_CONNECTIONS', 50),
   warmupSeconds: 3,
   drainEvents: 20_000,
@@ -282,9 +287,21 @@ async function measureComparison(url, processInfo, db, load) {
   return result;
 }
 
+/** The payloads of scenario 1's and 2's loads: the one 1 KB body, or BENCH_BODIES=realistic's. */
+async function capturePayloads(db) {
+  if (!CONFIG.realisticBodies) return { body: webhookBody(1024) };
+  const { rows } = await db.query(realisticBodiesSql(CONFIG.realisticBodyCount));
+  return { bodies: rows.map((row) => row.body_text) };
+}
+
+/** What scenario 1's and 2's loads send, for their rows' names. */
+const PAYLOADS = CONFIG.realisticBodies
+  ? `${count(CONFIG.realisticBodyCount)} realistic ~1.1 KB POSTs (BENCH_BODIES)`
+  : '1 KB POST';
+
 async function scenarioCapture(context) {
   const { service, baseline, floor, captureUrl, baselineUrl, floorUrl, db } = context;
-  const load = { connections: CONFIG.connections, body: webhookBody(1024) };
+  const load = { connections: CONFIG.connections, ...(await capturePayloads(db)) };
   log(`scenario 1: reference server, ${CONFIG.connections} connections, ${CONFIG.captureSeconds} s`);
   const reference = await measureComparison(baselineUrl, baseline.process, db, load);
 
@@ -309,7 +326,7 @@ async function scenarioCapture(context) {
   }
   const ratio = measured.perSecond / reference.perSecond;
   context.referencePerSecond = reference.perSecond;
-  const scenario = `1. capture, 1 KB POST, ${CONFIG.connections} conn., ${CONFIG.captureSeconds} s`;
+  const scenario = `1. capture, ${PAYLOADS}, ${CONFIG.connections} conn., ${CONFIG.captureSeconds} s`;
   addRow(scenario, 'Hooktrail requests/s', rate(measured.perSecond));
   addRow(scenario, 'reference requests/s (same run, same load)', rate(reference.perSecond));
   addRow(scenario, 'ratio Hooktrail / reference', `${ratio.toFixed(2)}×`, '≥ 1.5×', ratio >= 1.5);
@@ -459,13 +476,15 @@ async function scenarioRules(context) {
 async function scenarioDelivery(context) {
   const { service, captureUrl, sink, db, queue, redis } = context;
   const scenario = '2. delivery to the HTTPS sink';
+  // The drain's rows say what its captures carried; the steady load's markers are always the 1 KB body.
+  const drainScenario = CONFIG.realisticBodies ? `${scenario}, ${PAYLOADS}` : scenario;
   log(`scenario 2: ${count(CONFIG.drainEvents)} captures into a paused queue`);
   await queue.pause();
   const commandsBefore = await redisCommands(redis);
   const burst = await constantLoad(captureUrl, {
     connections: CONFIG.connections,
     amount: CONFIG.drainEvents,
-    body: webhookBody(1024),
+    ...(await capturePayloads(db)),
   });
   ledger.acknowledged += burst.ok;
   ledger.serviceErrors += burst.errors;
@@ -493,7 +512,7 @@ async function scenarioDelivery(context) {
   const drained = stats.phases.drain ?? { count: 0, first: resumedAt, last: resumedAt };
   const perSecond = drained.count / ((drained.last - resumedAt) / 1000);
   addRow(
-    scenario,
+    drainScenario,
     `deliveries/s, ${count(burst.ok)} queued events (resume → last sink request)`,
     rate(perSecond),
     '≥ 3,000/s',
@@ -512,12 +531,12 @@ async function scenarioDelivery(context) {
   const perDelivery = (calls) => (calls / Math.max(1, drained.count)).toFixed(1);
   const cpuPerDelivery = (cpuMs) => Math.round((cpuMs * 1000) / Math.max(1, drained.count));
   addRow(
-    scenario,
+    drainScenario,
     'CPU per delivery, resume → all recorded: the service process (all threads) + its PostgreSQL backends + the sink',
     `${cpuPerDelivery(serviceMs)} + ${cpuPerDelivery(databaseMs)} + ${cpuPerDelivery(sinkMs)} µs`,
   );
   addRow(
-    scenario,
+    drainScenario,
     'Redis commands per delivery: enqueued (captures) + drained (INFO commandstats, inside scripts too)',
     `${perDelivery(commandsQueued - commandsBefore)} + ${perDelivery(commandsDrained - commandsQueued)}`,
   );

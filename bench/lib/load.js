@@ -73,13 +73,21 @@ function summarize(result) {
   };
 }
 
-/** A constant-body POST load (scenario 1, the soak, the drain burst). */
-async function constantLoad(url, { connections, duration, amount, overallRate, body }) {
+/**
+ * A POST load (scenario 1, the soak, the drain burst): one constant `body`, or each request the next of
+ * `bodies` in turn.
+ */
+async function constantLoad(url, { connections, duration, amount, overallRate, body, bodies }) {
+  let next = 0;
   const result = await run({
     url,
     method: 'POST',
     headers: HEADERS,
-    body,
+    ...(bodies === undefined
+      ? { body }
+      : {
+          requests: [{ setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length] }) }],
+        }),
     connections,
     ...(duration === undefined ? {} : { duration }),
     ...(amount === undefined ? {} : { amount }),

@@ -60,9 +60,24 @@ const HEADERS = `case kind
  * INSERT of events number `from` to `to` (inclusive) of `total` for one endpoint, received over the `days`
  * before `olderThanDays` days ago (by default the 90 days up to now).
  */
-function insertChunkSql(endpointId, from, to, total, { days = DAYS, olderThanDays = 0 } = {}) {
+function insertChunkSql(endpointId, from, to, total, span) {
   return `
 insert into events (id, endpoint_id, status, method, headers, query, body_text, source_ip, received_at, searchable)
+${seededRowsSql(endpointId, from, to, total, span)}`;
+}
+
+/**
+ * `count` bodies of seeded events (the four kinds, each with ids of its own), for loads that send realistic
+ * payloads rather than one body again and again (BENCH_BODIES=realistic).
+ */
+function realisticBodiesSql(count) {
+  return `select body_text from (${seededRowsSql('00000000-0000-4000-8000-000000000000', 1, count, count)})
+    as seeded_rows (id, endpoint_id, status, method, headers, query, body_text, source_ip, received_at, searchable)`;
+}
+
+/** The SELECT of insertChunkSql: the seeded events' columns, in its order. */
+function seededRowsSql(endpointId, from, to, total, { days = DAYS, olderThanDays = 0 } = {}) {
+  return `
 select md5(n::text || '${endpointId}')::uuid, '${endpointId}', status, 'POST', ${HEADERS}, '', case
     when kind = 'stripe' and n % 3 = 0 then ${STRIPE_CHARGE}
     when kind = 'stripe' then ${STRIPE_INVOICE}
@@ -82,4 +97,4 @@ from (
 ) seeded`;
 }
 
-module.exports = { insertChunkSql, rareEvent, COMMON_WORD, DAYS };
+module.exports = { insertChunkSql, realisticBodiesSql, rareEvent, COMMON_WORD, DAYS };
