@@ -54,7 +54,15 @@ export async function spawnService(
     child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)),
   );
   const service = { child, port, output: () => output, exited };
-  if (options.waitForHealth ?? true) await waitForHealth(service);
+  if (options.waitForHealth ?? true) {
+    try {
+      await waitForHealth(service);
+    } catch (error) {
+      // A service that did not come up is not left running for the next test.
+      await stopService(service, 'SIGKILL');
+      throw error;
+    }
+  }
   return service;
 }
 
@@ -107,7 +115,13 @@ export interface ServiceUnderTest {
 export async function startServiceProcess(overrides: Record<string, string> = {}): Promise<ServiceUnderTest> {
   const variables = isolatedEnvironment({ LOG_LEVEL: 'warn', ...overrides });
   const env = loadEnvironment(variables);
-  const service = await spawnService(variables);
+  let service: ServiceProcess;
+  try {
+    service = await spawnService(variables);
+  } catch (error) {
+    await removeIsolated(env);
+    throw error;
+  }
   return {
     process: service,
     env,

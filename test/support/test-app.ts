@@ -83,8 +83,16 @@ export async function startTestApp(
   { processMetrics = false } = {},
 ): Promise<TestApp> {
   const env = loadEnvironment(isolatedEnvironment(overrides));
-  const app = await createApp(env, { workersOnMainLoop: true, processMetrics });
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  let app: NestFastifyApplication | undefined;
+  try {
+    app = await createApp(env, { workersOnMainLoop: true, processMetrics });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+  } catch (error) {
+    // A service that fails to start (a migration that fails, a port) leaves neither its database nor keys.
+    await app?.close().catch(() => undefined);
+    await removeIsolated(env);
+    throw error;
+  }
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
