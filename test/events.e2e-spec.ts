@@ -607,6 +607,15 @@ describe('search indexing (a worker runs)', () => {
     await sut.close();
   });
 
+  const searchable = async (id: string) =>
+    (await db.query('select searchable from events where id = $1', [id])).rows[0].searchable as boolean;
+  const waitUntilSearchable = async (id: string) => {
+    const deadline = Date.now() + 5000;
+    while (!(await searchable(id)) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    return searchable(id);
+  };
+
   it('finds a captured event by q at once, and puts it in the trigram index within 5 s of its 200', async () => {
     const fixture = await createEndpoint(sut.url);
     const id = await captureWebhook(fixture, '{"type":"charge.refunded","customer":"cus_searchable"}');
@@ -670,14 +679,6 @@ describe('search indexing (a worker runs)', () => {
   });
 
   it('queues an event without deliveries for the indexer, leaves one with deliveries to its change of status for 60 s, then indexes it anyway', async () => {
-    const searchable = async (id: string) =>
-      (await db.query('select searchable from events where id = $1', [id])).rows[0].searchable as boolean;
-    const waitUntilSearchable = async (id: string) => {
-      const deadline = Date.now() + 5000;
-      while (!(await searchable(id)) && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      return searchable(id);
-    };
     const held = await createEndpoint(sut.url);
     const destinationId = await addDestination(sut.url, held, 'https://127.0.0.1:9/hooks');
     await setPaused(sut.url, held, destinationId, true);
@@ -701,5 +702,33 @@ describe('search indexing (a worker runs)', () => {
 
     await db.query(`update events set received_at = now() - interval '61 seconds' where id = $1`, [waiting]);
     expect(await waitUntilSearchable(waiting)).toBe(true);
+  });
+
+  it('passes over a queued event whose row another transaction holds, and marks it once that one ends', async () => {
+    const fixture = await createEndpoint(sut.url);
+    const [held, free] = [await captureWebhook(fixture), await captureWebhook(fixture)];
+    for (const id of [held, free]) expect(await waitUntilSearchable(id)).toBe(true);
+    // Both unmarked again, one of them held by an open transaction (as a repeat's count holds it), then queued.
+    await db.query('update events set searchable = false where id = any($1)', [[held, free]]);
+    const holder = new Client({ connectionString: sut.env.DATABASE_URL });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('update events set duplicate_count = duplicate_count + 1 where id = $1', [held]);
+      await db.query('insert into search_queue (event_id) select unnest($1::uuid[])', [[held, free]]);
+
+      // A pass that waited for the held row would not commit the other's mark until the holder ended.
+      expect(await waitUntilSearchable(free)).toBe(true);
+      expect(await searchable(held)).toBe(false);
+      const queued = await db.query('select event_id from search_queue where event_id = any($1)', [
+        [held, free],
+      ]);
+      expect(queued.rows).toEqual([{ event_id: held }]);
+      await holder.query('commit');
+    } finally {
+      await holder.end();
+    }
+    expect(await waitUntilSearchable(held)).toBe(true);
+    expect((await db.query('select 1 from search_queue where event_id = $1', [held])).rows).toEqual([]);
   });
 });

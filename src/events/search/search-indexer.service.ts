@@ -17,19 +17,33 @@ const STATUS_WAIT_SECONDS = 60;
 
 /**
  * Marks a batch of the events captures queued (stored without a delivery). The queue's rows are taken by
- * their ctid (a TID scan, the table has no index); rows whose event is gone mark nothing and are dropped.
+ * their ctid (a TID scan, the table has no index). An event whose row another transaction holds (a
+ * repeat's count, a delete) is skipped, not waited for, and its queue row stays for the next pass: waiting,
+ * this statement would hold the rows it had already marked until that transaction ended, and a
+ * transaction that came to one of them after would then wait on both. The other rows are dropped: their
+ * events are marked, or already were, or are gone. Returns how many queue rows it dropped.
  */
 export const QUEUED_BATCH_SQL = `
-  with taken as (
-    delete from search_queue
-    where ctid = any(array(select ctid from search_queue limit ? for update skip locked))
-    returning event_id
+  with queued as (
+    select ctid, event_id from search_queue limit ? for update skip locked
   ),
   marked as (
     update events set searchable = true
-    where id = any(array(select event_id from taken)) and not searchable
+    where id = any(array(
+      select id from events
+      where id = any(array(select event_id from queued)) and not searchable
+      for update skip locked))
+    returning id
+  ),
+  held as (
+    select id from events where id = any(array(select event_id from queued)) and not searchable
+    except select id from marked
+  ),
+  taken as (
+    delete from search_queue
+    where ctid = any(array(select ctid from queued where event_id not in (select id from held)))
   )
-  select count(*)::int as taken from taken`;
+  select count(*)::int as taken from queued where event_id not in (select id from held)`;
 
 /**
  * Marks a batch of the events still unmarked STATUS_WAIT_SECONDS after their capture, through the unmarked
