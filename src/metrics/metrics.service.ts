@@ -15,7 +15,8 @@ import {
 } from 'prom-client';
 import type { Environment } from '../config/environment';
 import { DELIVERY_QUEUE, type DeliveryJob, priorAttemptsOf } from '../delivery/delivery-jobs';
-import { withRedisTimeout, withTimeout } from '../common/redis-timeout';
+import { withRedisTimeout } from '../common/redis-timeout';
+import { withTimeout } from '../common/with-timeout';
 
 /** What became of one request to a capture URL. */
 export const CAPTURE_OUTCOMES = [
