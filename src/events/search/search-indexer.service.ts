@@ -19,9 +19,10 @@ const STATUS_WAIT_SECONDS = 60;
  * Marks a batch of the events captures queued (stored without a delivery). The queue's rows are taken by
  * their ctid (a TID scan, the table has no index). An event whose row another transaction holds (a
  * repeat's count, a delete) is skipped, not waited for, and its queue row stays for the next pass: waiting,
- * this statement would hold the rows it had already marked until that transaction ended, and a
- * transaction that came to one of them after would then wait on both. The other rows are dropped: their
- * events are marked, or already were, or are gone. Returns how many queue rows it dropped.
+ * this statement would keep the rows it had already marked locked until that transaction ended, and a
+ * writer that needed one of them next would wait for a transaction that need not be short (a test's, held
+ * open while it wrote the next row, never ended). The other rows are dropped: their events are marked, or
+ * already were, or are gone. Answers how many queue rows it dropped.
  */
 export const QUEUED_BATCH_SQL = `
   with queued as (
