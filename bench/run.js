@@ -323,7 +323,9 @@ async function scenarioCapture(context) {
     service.pid,
     backendsOf(db, names.serviceDb),
   );
-  rss.stop();
+  // With a delivery worker in the process, memory is sampled on until the load's backlog has drained.
+  const loadPeak = rss.peak();
+  const forwarding = CONFIG.appRole !== 'api';
   for (const run of [warmup, measured]) {
     ledger.acknowledged += run.ok;
     ledger.serviceErrors += run.errors;
@@ -365,14 +367,6 @@ async function scenarioCapture(context) {
     '0',
     measured.errors + warmup.errors === 0,
   );
-  addRow(
-    '4. memory (RSS of the service)',
-    'peak during scenario 1',
-    mb(rss.peak()),
-    '≤ 300 MB',
-    rss.peak() <= 300 * 1024 * 1024,
-  );
-  const forwarding = CONFIG.appRole !== 'api';
   notes.push(
     `Scenario 1: 1-minute load average ${reference.loadAvg.toFixed(1)} before the reference run, ` +
       `${measured.loadAvg.toFixed(1)} before Hooktrail's (${availableParallelism()} cores; above that, other work shared the machine). ` +
@@ -380,13 +374,23 @@ async function scenarioCapture(context) {
         ? `Hooktrail's CPU per capture includes the delivery worker's, which forwards the captures during the load.`
         : `APP_ROLE=api: no delivery worker runs, so the captures are stored and queued for routing, not forwarded.`),
   );
-  if (!forwarding) return;
-
-  log('scenario 1: waiting for the delivery backlog to drain');
-  const drain = await waitForDrain(db, 'after scenario 1');
-  notes.push(
-    `Scenario 1 left ${count(drain.backlog)} deliveries queued behind the captures (the worker runs in the same ` +
-      `process and delivers during the load); they drained in ${drain.seconds.toFixed(0)} s.`,
+  if (forwarding) {
+    log('scenario 1: waiting for the delivery backlog to drain');
+    const drain = await waitForDrain(db, 'after scenario 1');
+    notes.push(
+      `Scenario 1 left ${count(drain.backlog)} deliveries queued behind the captures (the worker runs in the same ` +
+        `process and delivers during the load); they drained in ${drain.seconds.toFixed(0)} s.`,
+    );
+  }
+  rss.stop();
+  addRow(
+    '4. memory (RSS of the service)',
+    forwarding
+      ? 'peak during scenario 1 and the drain of its backlog (during the load alone)'
+      : 'peak during scenario 1',
+    forwarding ? `${mb(rss.peak())} (${mb(loadPeak)})` : mb(rss.peak()),
+    '≤ 300 MB',
+    rss.peak() <= 300 * 1024 * 1024,
   );
 }
 

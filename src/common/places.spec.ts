@@ -40,4 +40,19 @@ describe(Places.name, () => {
     await inTurn;
     expect(order).toEqual(['ahead', 'in turn']);
   });
+
+  it('runs work on a place and gives it back when the work settles, failed or not', async () => {
+    const sut = new Places(1);
+    let finish: (value: string) => void = () => undefined;
+    const first = sut.run(() => new Promise<string>((resolve) => (finish = resolve)));
+    const second = sut.run(() => Promise.reject(new Error('failed')));
+    const third = sut.run(() => Promise.resolve('third'));
+    await Promise.resolve();
+    expect(sut.inUse).toBe(1);
+    finish('first');
+    await expect(first).resolves.toBe('first');
+    await expect(second).rejects.toThrow('failed');
+    await expect(third).resolves.toBe('third');
+    expect(sut.inUse).toBe(0);
+  });
 });

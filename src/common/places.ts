@@ -25,6 +25,16 @@ export class Places {
     return this.take((resolve) => this.waiters.unshift(resolve));
   }
 
+  /** Runs `work` on a place, given back when it settles. */
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    await this.acquire();
+    try {
+      return await work();
+    } finally {
+      this.release();
+    }
+  }
+
   release(): void {
     const next = this.waiters.shift();
     if (next) next();

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment';
+import { Places } from '../common/places';
 import { Metrics } from '../metrics/metrics.service';
 import { AlertScheduler } from '../mail/alert-scheduler.service';
 import { EventChangePublisher } from '../realtime/event-change.publisher';
@@ -20,6 +21,16 @@ import { signPayload } from './signature-signer';
 
 /** A worker's in-flight attempts (the delivery queue's concurrency): they wait on the network, not on the CPU. */
 export const DELIVERY_CONCURRENCY = 200;
+/**
+ * A worker's attempts between their load and their record, at most. A send gives its place back when its
+ * request ends (JobRuns.onSent), so that records slow to commit do not slow the sends; but when the records
+ * fall behind (a drain sends faster than PostgreSQL records), the attempts waiting for theirs piled up in
+ * memory without bound (6,700 at once, 30 MB of the delivery thread's heap, in a drain after a load). Past
+ * this many, the next attempt waits before it loads. It is above what the loads, the sends and the records
+ * carry at once (batches of 200, 3 at a time, and 200 sends), so that their batches stay full: at 1,000
+ * they did not, and a drain ran 2,111/s against 2,561/s without a bound (BENCHMARKS.md, 2026-12-01).
+ */
+export const ATTEMPTS_IN_PROGRESS_LIMIT = 2000;
 /** The most of them a stuck destination may hold. */
 export const DESTINATION_IN_FLIGHT_LIMIT = DELIVERY_CONCURRENCY / 4;
 /** A destination whose attempts take this share of `DELIVERY_TIMEOUT_MS` on average is stuck. */
@@ -61,6 +72,7 @@ export class DeliveryAttemptService {
   private readonly slots: DestinationSlots;
   /** Requests open now. */
   private sending = 0;
+  private readonly inProgress = new Places(ATTEMPTS_IN_PROGRESS_LIMIT);
 
   constructor(
     private readonly deliveries: AttemptsRepository,
@@ -91,7 +103,19 @@ export class DeliveryAttemptService {
   }
 
   /** A delivery job's run (a FIFO destination's deliveries are only handed to its pump). */
-  async attempt(deliveryId: string, runs: JobRuns): Promise<void> {
+  attempt(deliveryId: string, runs: JobRuns): Promise<void> {
+    return this.inProgress.run(() => this.attemptNow(deliveryId, runs));
+  }
+
+  /**
+   * One step of a FIFO destination's pump: attempts its next delivery (or closes it, when the destination
+   * was deactivated) once that is due and the destination's limits allow, and says what the pump does next.
+   */
+  attemptNext(destinationId: string): Promise<PumpStep> {
+    return this.inProgress.run(() => this.attemptNextNow(destinationId));
+  }
+
+  private async attemptNow(deliveryId: string, runs: JobRuns): Promise<void> {
     const delivery = await this.deliveries.loadForAttempt(deliveryId);
     if (!delivery || delivery.status === 'delivered' || delivery.status === 'dead_letter') return;
     if (runs.firstOnly && delivery.attemptCount > 0) return;
@@ -105,11 +129,7 @@ export class DeliveryAttemptService {
       throw new RetryableDeliveryError(delivery.id, recorded.attemptCount);
   }
 
-  /**
-   * One step of a FIFO destination's pump: attempts its next delivery (or closes it, when the destination
-   * was deactivated) once that is due and the destination's limits allow, and says what the pump does next.
-   */
-  async attemptNext(destinationId: string): Promise<PumpStep> {
+  private async attemptNextNow(destinationId: string): Promise<PumpStep> {
     const next = await this.outbox.fifoHead(destinationId);
     if (!next) return { then: 'sleep' };
     const delivery = await this.deliveries.loadForAttempt(next.id);
