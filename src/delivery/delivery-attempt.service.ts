@@ -72,6 +72,7 @@ export class DeliveryAttemptService {
   private readonly slots: DestinationSlots;
   /** Requests open now. */
   private sending = 0;
+  /** Attempts between their load and their record. */
   private readonly inProgress = new Places(ATTEMPTS_IN_PROGRESS_LIMIT);
 
   constructor(
