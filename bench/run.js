@@ -299,19 +299,29 @@ const PAYLOADS = CONFIG.realisticBodies
   : '1 KB POST';
 
 async function scenarioCapture(context) {
-  const { service, baseline, floor, captureUrl, baselineUrl, floorUrl, db } = context;
+  const { service, baseline, floor, captureUrl, baselineUrl, floorUrl, floorRulesUrl, db } = context;
   const load = { connections: CONFIG.connections, ...(await capturePayloads(db)) };
   log(`scenario 1: reference server, ${CONFIG.connections} connections, ${CONFIG.captureSeconds} s`);
   const reference = await measureComparison(baselineUrl, baseline.process, db, load);
   if (CONFIG.scenarios.has('rules')) {
     log(`scenario 7's signed load on the reference server, ${CONFIG.connections} connections`);
-    context.signedReference = await measureComparison(baselineUrl, baseline.process, db, rulesLoad());
+    context.signedReference = await measureComparison(
+      baselineUrl,
+      baseline.process,
+      db,
+      rulesLoad(),
+      signedLoad,
+    );
   }
   await stopProcess(baseline.process);
 
   log(`scenario 1: the floor (bare node:http, group commit), ${CONFIG.connections} connections`);
   await waitForHttp(floor.process, `${floorUrl}?ready`, 30_000);
   const bare = await measureComparison(floorUrl, floor.process, db, load);
+  if (CONFIG.scenarios.has('rules')) {
+    log(`scenario 7's signed load on the floor with the rules' work, ${CONFIG.connections} connections`);
+    context.signedFloor = await measureComparison(floorRulesUrl, floor.process, db, rulesLoad(), signedLoad);
+  }
   await stopProcess(floor.process);
 
   log(`scenario 1: Hooktrail, ${CONFIG.connections} connections, ${CONFIG.captureSeconds} s`);
@@ -456,11 +466,22 @@ async function scenarioRules(context) {
   const [stored] = rows;
   const scenario = `7. ingest rules: Stripe verification + dedup + 2 filtered destinations, 1 KB POST, ${CONFIG.connections} conn.`;
   addRow(scenario, 'Hooktrail requests/s', rate(measured.perSecond));
-  const { signedReference: reference } = context;
+  const { signedReference: reference, signedFloor: floor } = context;
   if (reference) {
     const ratio = measured.perSecond / reference.perSecond;
     addRow(scenario, 'reference requests/s under the same signed load (same run)', rate(reference.perSecond));
     addRow(scenario, 'ratio Hooktrail / reference', `${ratio.toFixed(2)}×`, '≥ 1.5×', ratio >= 1.5);
+    addRow(
+      scenario,
+      "floor with the rules' work (bench/floor-capture.js /rules: the Stripe HMAC, the body parsed, the two filters, the dedup claim in the batch's statement), requests/s, ratio to the reference",
+      `${rate(floor.perSecond)}, ${(floor.perSecond / reference.perSecond).toFixed(2)}×`,
+    );
+    addRow(
+      scenario,
+      "floor with the rules' work: latency p50 / p99; CPU per capture, Node + PostgreSQL; duplicates answered",
+      `${ms(floor.p50)} / ${ms(floor.p99)}; ${Math.round(floor.processUs)} + ${Math.round(floor.databaseUs)} µs; ` +
+        count(floor.duplicates),
+    );
   }
   addRow(
     scenario,
@@ -1339,6 +1360,7 @@ async function main() {
     DATABASE_URL: `${CONFIG.postgresUrl}/${names.baselineDb}`,
     REDIS_URL: CONFIG.redisUrl,
     QUEUE_KEY: `${names.redisPrefix}:floor`,
+    STRIPE_SECRET: RULES_SECRET,
   });
   cleanups.push(() => stopProcess(floorProcess));
 
@@ -1376,6 +1398,7 @@ async function main() {
     captureUrl: `${baseUrl}/in/${captureEndpoint.public_token}`,
     baselineUrl: `http://127.0.0.1:${basePort}/in/${captureEndpoint.public_token}`,
     floorUrl: `http://127.0.0.1:${floorPort}/in/${captureEndpoint.public_token}`,
+    floorRulesUrl: `http://127.0.0.1:${floorPort}/rules/${captureEndpoint.public_token}`,
     captureEndpoint,
     destinationPath: `/api/endpoints/${captureEndpoint.id}/destinations/${destination.id}`,
     token,
