@@ -478,9 +478,9 @@ async function scenarioRules(context) {
     );
     addRow(
       scenario,
-      "floor with the rules' work: latency p50 / p99; CPU per capture, Node + PostgreSQL; duplicates answered",
+      "floor with the rules' work: latency p50 / p99; CPU per capture, Node + PostgreSQL; duplicates answered; errors",
       `${ms(floor.p50)} / ${ms(floor.p99)}; ${Math.round(floor.processUs)} + ${Math.round(floor.databaseUs)} µs; ` +
-        count(floor.duplicates),
+        `${count(floor.duplicates)}; ${floor.errors}`,
     );
   }
   addRow(
