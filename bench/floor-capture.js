@@ -22,6 +22,7 @@ const LANES = 2;
 const MAX_BATCH = 500;
 const TOLERANCE_S = 300;
 const DEDUP_WINDOW = '1 hour';
+const QUEUE_KEY = process.env.QUEUE_KEY || 'floor:queue';
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: LANES });
 const redis = new Redis(process.env.REDIS_URL || 'redis://127.0.0.1:6379');
 const waiting = [];
@@ -103,7 +104,7 @@ async function commit(batch) {
   ];
   if (!batch[0].ruled) {
     await pool.query(PLAIN_SQL, columns);
-    await redis.lpush(process.env.QUEUE_KEY || 'floor:queue', ...columns[0]);
+    await redis.lpush(QUEUE_KEY, ...columns[0]);
     return columns[0];
   }
   const { rows } = await pool.query(RULES_SQL, [
@@ -113,7 +114,7 @@ async function commit(batch) {
   ]);
   const firstIds = rows.map((row) => row.first_id);
   const stored = batch.filter((item, index) => firstIds[index] === item.id).map((item) => item.id);
-  if (stored.length > 0) await redis.lpush(process.env.QUEUE_KEY || 'floor:queue', ...stored);
+  if (stored.length > 0) await redis.lpush(QUEUE_KEY, ...stored);
   return firstIds;
 }
 
