@@ -286,6 +286,10 @@ async function measureComparison(url, processInfo, db, load, loader = constantLo
   );
 }
 
+/** Scenario 7's signed load, with its own loader, on a server of comparison (the reference, the floor's `/rules`). */
+const measureSignedComparison = (url, processInfo, db) =>
+  measureComparison(url, processInfo, db, rulesLoad(), signedLoad);
+
 /** The payloads of scenario 1's and 2's loads: the one 1 KB body, or BENCH_BODIES=realistic's. */
 async function capturePayloads(db) {
   if (!CONFIG.realisticBodies) return { body: webhookBody(1024) };
@@ -329,13 +333,7 @@ async function scenarioCapture(context) {
   const reference = await measureComparison(baselineUrl, baseline.process, db, load);
   if (CONFIG.scenarios.has('rules')) {
     log(`scenario 7's signed load on the reference server, ${CONFIG.connections} connections`);
-    context.signedReference = await measureComparison(
-      baselineUrl,
-      baseline.process,
-      db,
-      rulesLoad(),
-      signedLoad,
-    );
+    context.signedReference = await measureSignedComparison(baselineUrl, baseline.process, db);
   }
   await stopProcess(baseline.process);
 
@@ -344,7 +342,7 @@ async function scenarioCapture(context) {
   const bare = await measureComparison(floorUrl, floor.process, db, load);
   if (CONFIG.scenarios.has('rules')) {
     log(`scenario 7's signed load on the floor with the rules' work, ${CONFIG.connections} connections`);
-    context.signedFloor = await measureComparison(floorRulesUrl, floor.process, db, rulesLoad(), signedLoad);
+    context.signedFloor = await measureSignedComparison(floorRulesUrl, floor.process, db);
   }
   await stopProcess(floor.process);
 
