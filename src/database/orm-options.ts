@@ -9,6 +9,7 @@ import { Endpoint } from '../endpoints/endpoint.entity';
 import { WebhookEvent } from '../events/event.entity';
 import { DeadLetterAlert } from '../mail/dead-letter-alert.entity';
 import { User } from '../users/user.entity';
+import { SESSION_OPTIONS } from './session-options';
 
 export const ENTITIES = [
   AppSetting,
@@ -24,9 +25,9 @@ export const ENTITIES = [
 ];
 
 /**
- * MikroORM options for a database URL: explicit entities, never schema sync. The service's ORM runs no
- * migrations (`migrationOptions` does, once at start), so a thread that only forwards never loads the
- * migrator and its command-line tooling.
+ * MikroORM options for a database URL: explicit entities, never schema sync, the service's session options
+ * (SESSION_OPTIONS). The service's ORM runs no migrations (`migrationOptions` does, once at start), so a
+ * thread that only forwards never loads the migrator and its command-line tooling.
  */
 export function ormOptions(databaseUrl: string): Options {
   return defineConfig({
@@ -34,6 +35,7 @@ export function ormOptions(databaseUrl: string): Options {
     entities: ENTITIES,
     forceUtcTimezone: true,
     pool: { min: 0, max: 10 },
+    driverOptions: { connection: { options: SESSION_OPTIONS } },
     discovery: { warnWhenNoEntities: true },
     ensureDatabase: false,
     allowGlobalContext: false,

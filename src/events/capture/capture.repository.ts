@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { isUtf8 } from 'node:buffer';
 import { Pool } from 'pg';
+import { SESSION_OPTIONS } from '../../database/session-options';
 import { binaryArray, BOOL, BYTEA, INT4, TEXT, TIMESTAMPTZ, UUID } from '../../database/binary-array';
 import type { Verdict } from '../../ingest/capture-rules';
 import type { FilterRule } from '../../ingest/filter';
@@ -220,6 +221,7 @@ export class CaptureRepository {
       idleTimeoutMillis: 0,
       statement_timeout: options.statementTimeoutMs,
       application_name: 'hooktrail-capture',
+      options: SESSION_OPTIONS,
     });
     this.pool.on('error', (error) => this.logger.warn(`idle capture connection failed: ${error.message}`));
   }
