@@ -19,6 +19,27 @@ describe("The service's PostgreSQL sessions", () => {
     }
   });
 
+  it("connect the ORM as DATABASE_URL's parameters say, as every other connection does (sslmode)", async () => {
+    // This server speaks no TLS: a session that honours `sslmode=verify-full` cannot be opened on it.
+    const orm = await MikroORM.init(ormOptions(`${databaseUrl}?sslmode=verify-full`));
+    try {
+      await expect(orm.em.getConnection().execute('select 1')).rejects.toThrow(
+        'The server does not support SSL connections',
+      );
+    } finally {
+      await orm.close(true);
+    }
+    const named = await MikroORM.init(ormOptions(`${databaseUrl}?application_name=from-url`));
+    try {
+      const rows: { name: string; jit: string }[] = await named.em
+        .getConnection()
+        .execute(`select current_setting('application_name') as name, current_setting('jit') as jit`);
+      expect(rows).toEqual([{ name: 'from-url', jit: 'off' }]);
+    } finally {
+      await named.close(true);
+    }
+  });
+
   it("run the capture pool's statements without JIT compilation, with its own time-out and name", async () => {
     const repository = new CaptureRepository(databaseUrl, { poolSize: 1, statementTimeoutMs: 2500 });
     try {

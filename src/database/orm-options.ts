@@ -35,7 +35,9 @@ export function ormOptions(databaseUrl: string): Options {
     entities: ENTITIES,
     forceUtcTimezone: true,
     pool: { min: 0, max: 10 },
-    driverOptions: { connection: { options: SESSION_OPTIONS } },
+    // MikroORM takes only the host, port, user, password and database from `clientUrl`; node-pg, given the
+    // URL itself, reads the rest as the capture pool and the start's own connections do (`sslmode` first).
+    driverOptions: { connection: { connectionString: databaseUrl, options: SESSION_OPTIONS } },
     discovery: { warnWhenNoEntities: true },
     ensureDatabase: false,
     allowGlobalContext: false,
