@@ -25,6 +25,6 @@ module.exports = {
   },
   moduleNameMapper: { '^((\\.\\./)+)src/(.*)$': '<rootDir>/dist/src/$3' },
   // ES-module-only dependencies (Node 20.19+ requires them natively; Jest's loader needs them transformed).
-  transformIgnorePatterns: ['/node_modules/(?!(content-disposition|request-filtering-agent)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(content-disposition)/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
 };

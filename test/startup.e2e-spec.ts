@@ -199,8 +199,8 @@ describe('start-up', () => {
 });
 
 describe('bin/hooktrail-server', () => {
-  const API_FLAGS = '--max-semi-space-size=32 --no-allocation-site-pretenuring';
-  const DELIVERY_FLAGS = '--max-semi-space-size=8 --no-allocation-site-pretenuring';
+  const API_FLAGS = '--max-semi-space-size=32 --no-allocation-site-pretenuring --liftoff-only';
+  const DELIVERY_FLAGS = '--max-semi-space-size=8 --no-allocation-site-pretenuring --liftoff-only';
   const launcher = join(__dirname, '..', 'bin', 'hooktrail-server');
   let cwd: string;
   beforeEach(async () => {
@@ -217,14 +217,14 @@ describe('bin/hooktrail-server', () => {
           launcher,
           ...args,
           '-p',
-          "process.execArgv.filter((flag) => /^--(max-semi|(no-)?allocation-site)/.test(flag)).join(' ')",
+          "process.execArgv.filter((flag) => /^--(max-semi|(no-)?allocation-site|(no-)?liftoff-only)/.test(flag)).join(' ')",
         ],
         { cwd, env: { PATH: process.env.PATH, ...env } },
         (error, stdout) => (error ? reject(error) : resolve(stdout.trim())),
       ),
     );
 
-  it('gives an HTTP-only process a 32-MB semi-space and a process that delivers 8 MB, both without pretenuring', async () => {
+  it('gives an HTTP-only process a 32-MB semi-space and a process that delivers 8 MB, both without pretenuring and with WebAssembly at its baseline', async () => {
     expect(await nodeFlags({ APP_ROLE: 'api' })).toBe(API_FLAGS);
     expect(await nodeFlags({ APP_ROLE: 'all' })).toBe(DELIVERY_FLAGS);
     expect(await nodeFlags({ APP_ROLE: 'worker' })).toBe(DELIVERY_FLAGS);
@@ -239,7 +239,11 @@ describe('bin/hooktrail-server', () => {
 
   it('passes the operator’s own flag after its own, so that it wins', async () => {
     expect(
-      await nodeFlags({ APP_ROLE: 'api' }, ['--max-semi-space-size=16', '--allocation-site-pretenuring']),
-    ).toBe(`${API_FLAGS} --max-semi-space-size=16 --allocation-site-pretenuring`);
+      await nodeFlags({ APP_ROLE: 'api' }, [
+        '--max-semi-space-size=16',
+        '--allocation-site-pretenuring',
+        '--no-liftoff-only',
+      ]),
+    ).toBe(`${API_FLAGS} --max-semi-space-size=16 --allocation-site-pretenuring --no-liftoff-only`);
   });
 });

@@ -1,12 +1,13 @@
-import { createServer, get, type IncomingMessage } from 'node:http';
+import { ConfigService } from '@nestjs/config';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { once } from 'node:events';
 import { Webhook } from 'standardwebhooks';
 import {
-  createHttpAgents,
+  createHttpDispatcher,
+  DeliverySender,
   destinationUrlWithQuery,
   forwardedHeaders,
-  IDLE_SOCKET_TIMEOUT_MS,
 } from './delivery-sender';
 import { signPayload } from './signature-signer';
 
@@ -31,6 +32,7 @@ describe('forwarded request', () => {
       te: 'trailers',
       upgrade: 'h2c',
       'proxy-authorization': 'Basic x',
+      expect: '100-continue',
       'hooktrail-signature': 'v1,forged',
       'content-type': 'application/json',
       'stripe-signature': 't=1,v1=abc',
@@ -71,36 +73,137 @@ describe(signPayload.name, () => {
   });
 });
 
-describe('keep-alive agents', () => {
-  /** The idle time-out the agent gave the one socket it keeps after a request to a server. */
-  async function idleTimeoutAfterRequest(serverKeepAliveMs: number): Promise<number | undefined> {
-    const server = createServer((_request, response) => response.end('ok'));
-    server.keepAliveTimeout = serverKeepAliveMs; // announced as `Keep-Alive: timeout=<seconds>`
+describe('keep-alive pools', () => {
+  it("reuses an idle connection, and closes it before the destination's announced keep-alive time-out", async () => {
+    // A destination that announces 2 s and closes an idle connection after exactly 2 s (Node's own server
+    // waits longer than it announces, which would hide a client that believes the announcement).
+    const connections: Socket[] = [];
+    const closedByUs: boolean[] = [];
+    const server = createServer((request, response) => {
+      const socket = request.socket as Socket & { idle?: NodeJS.Timeout };
+      clearTimeout(socket.idle);
+      response.setHeader('keep-alive', 'timeout=2');
+      response.end('ok', () => (socket.idle = setTimeout(() => socket.destroy(), 2_000)));
+    });
+    server.keepAliveTimeout = 0; // no time-out of Node's own
+    server.on('connection', (socket: Socket) => {
+      connections.push(socket);
+      let ended = false;
+      socket.once('end', () => (ended = true)); // our FIN; the server's timer destroys it without one
+      socket.once('close', () => closedByUs.push(ended));
+    });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
-    const { http: agent } = createHttpAgents(true);
+    const sender = new DeliverySender(
+      createHttpDispatcher(true),
+      new ConfigService({ DELIVERY_TIMEOUT_MS: 5_000 }),
+    );
     try {
       const { port } = server.address() as AddressInfo;
-      const response = await new Promise<IncomingMessage>((resolve, reject) =>
-        get({ host: '127.0.0.1', port, agent }, resolve).on('error', reject),
-      );
-      response.resume();
-      await once(response, 'end');
-      await new Promise((resolve) => setImmediate(resolve)); // the socket goes back to the agent
-      const free = Object.values(agent.freeSockets).flat() as Socket[];
-      expect(free).toHaveLength(1);
-      return free[0].timeout;
+      const post = {
+        method: 'POST',
+        url: `http://127.0.0.1:${port}/hook`,
+        headers: {},
+        body: Buffer.from('{}'),
+      };
+      expect((await sender.send(post)).responseCode).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect((await sender.send(post)).responseCode).toBe(200);
+      expect(connections).toHaveLength(1);
+      await once(connections[0], 'close');
+      expect(closedByUs).toEqual([true]);
     } finally {
-      agent.destroy();
+      await sender.onModuleDestroy();
       server.close();
     }
-  }
+  });
+});
 
-  it("closes an idle socket a second before the destination's announced keep-alive time-out", async () => {
-    expect(await idleTimeoutAfterRequest(5000)).toBe(4000);
+describe('what a destination receives', () => {
+  interface Received {
+    method: string;
+    url: string;
+    headers: Record<string, string | string[] | undefined>;
+    rawHeaders: string[];
+    body: Buffer;
+  }
+  const received: Received[] = [];
+  let answer: (response: ServerResponse) => void = (response) => response.end('ok');
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const { method = '', url = '', headers, rawHeaders } = request;
+      received.push({ method, url, headers, rawHeaders, body: Buffer.concat(chunks) });
+      answer(response);
+    });
+  });
+  const sender = new DeliverySender(
+    createHttpDispatcher(true),
+    new ConfigService({ DELIVERY_TIMEOUT_MS: 5_000 }),
+  );
+  let origin = '';
+
+  beforeAll(async () => {
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterEach(() => {
+    received.length = 0;
+    answer = (response) => response.end('ok');
+  });
+  afterAll(async () => {
+    await sender.onModuleDestroy();
+    server.close();
   });
 
-  it('keeps an idle socket at most IDLE_SOCKET_TIMEOUT_MS when the destination announces longer', async () => {
-    expect(await idleTimeoutAfterRequest(IDLE_SOCKET_TIMEOUT_MS + 60_000)).toBe(IDLE_SOCKET_TIMEOUT_MS);
+  it('gets the method, path and query, every header as given and the exact body bytes', async () => {
+    const body = Buffer.from([0x00, 0xff, 0x7b, 0x0a, 0xe2, 0x9c, 0x93]);
+    const outcome = await sender.send({
+      method: 'PUT',
+      url: `${origin}/hook/a%20b?x=1&y=%C3%A9`,
+      headers: { 'content-type': 'application/octet-stream', 'x-many': ['one', 'two'] },
+      body,
+    });
+    expect(outcome).toMatchObject({ responseCode: 200, responseBody: 'ok', failureKind: null });
+    const [request] = received;
+    expect(request).toMatchObject({ method: 'PUT', url: '/hook/a%20b?x=1&y=%C3%A9' });
+    expect(request.body.equals(body)).toBe(true);
+    expect(request.headers['content-length']).toBe(String(body.length));
+    expect(request.headers['content-type']).toBe('application/octet-stream');
+    expect(request.rawHeaders.filter((_value, index) => request.rawHeaders[index - 1] === 'x-many')).toEqual([
+      'one',
+      'two',
+    ]);
+  });
+
+  it("sends a URL's user information as Basic credentials, unless the request has its own", async () => {
+    const url = `${origin.replace('http://', 'http://hook%20user:p%40ss@')}/hook`;
+    await sender.send({ method: 'POST', url, headers: {}, body: Buffer.from('{}') });
+    await sender.send({
+      method: 'POST',
+      url,
+      headers: { Authorization: 'Bearer own' },
+      body: Buffer.from('{}'),
+    });
+    expect(received.map((request) => request.headers.authorization)).toEqual([
+      `Basic ${Buffer.from('hook user:p@ss').toString('base64')}`,
+      'Bearer own',
+    ]);
+  });
+
+  it('passes over an informational head and keeps the final answer', async () => {
+    answer = (response) => {
+      response.writeEarlyHints({ link: '</style.css>; rel=preload' });
+      response.writeHead(202).end('accepted');
+    };
+    const outcome = await sender.send({
+      method: 'POST',
+      url: `${origin}/hook`,
+      headers: {},
+      body: Buffer.from('{}'),
+    });
+    expect(outcome).toMatchObject({ responseCode: 202, responseBody: 'accepted', failureKind: null });
   });
 });

@@ -1,16 +1,24 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { Agent as HttpAgent, type IncomingMessage, request as httpRequest, STATUS_CODES } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { pipeline, type Readable } from 'node:stream';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { type IncomingHttpHeaders, STATUS_CODES } from 'node:http';
+import { isIP, type LookupFunction } from 'node:net';
+import { pipeline, Readable } from 'node:stream';
 import { createBrotliDecompress, createUnzip } from 'node:zlib';
-import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+import type { Dispatcher } from 'undici';
+import Agent from 'undici/lib/dispatcher/agent.js';
+import buildConnector from 'undici/lib/core/connect.js';
+import { isPrivateAddress } from '../common/network/private-address';
 import type { Environment } from '../config/environment';
 
 /** The part of a destination's response body that is kept. */
 export const RESPONSE_BODY_LIMIT_BYTES = 1024;
 
-/** Headers that describe one hop, never forwarded (RFC 9110 §7.6.1), and our own, which we set. */
+/**
+ * Headers that describe one hop, never forwarded (RFC 9110 §7.6.1), and our own, which we set. `Expect`
+ * too: the sender writes the body with the head and never waits for a `100 Continue` (the provider's
+ * client asked that of Hooktrail, not of the destination).
+ */
 const DROPPED_HEADERS = new Set([
   'host',
   'connection',
@@ -20,6 +28,7 @@ const DROPPED_HEADERS = new Set([
   'te',
   'upgrade',
   'trailer',
+  'expect',
 ]);
 const isDropped = (name: string) =>
   DROPPED_HEADERS.has(name) || name.startsWith('proxy-') || name.startsWith('hooktrail-');
@@ -52,39 +61,67 @@ export interface AttemptOutcome {
   failureKind: FailureKind | null;
 }
 
-/** The keep-alive agents the sender dials through, one per scheme. */
-export interface HttpAgents {
-  http: HttpAgent;
-  https: HttpsAgent;
-}
-
-export const HTTP_AGENTS = Symbol('HTTP_AGENTS');
+/** The keep-alive connection pools the sender dials through (undici's: one pool per origin). */
+export const HTTP_DISPATCHER = Symbol('HTTP_DISPATCHER');
 
 /**
- * The longest an idle kept-alive socket is kept. Setting it is also what makes Node's agent honour a
- * destination's `Keep-Alive: timeout=N` (closing the socket a second before the server would): with no
- * agent time-out, Node ignores that hint, and an attempt written on a socket the destination is closing
- * fails with a reset the destination never saw: a failed attempt, and a retry, for nothing.
+ * The longest an idle kept-alive connection is kept, and the longest a destination's `Keep-Alive:
+ * timeout=N` is believed. A connection is closed a second before that hint says the destination would
+ * close it: an attempt written on a connection the destination is closing fails with a reset the
+ * destination never saw: a failed attempt, and a retry, for nothing.
  */
 export const IDLE_SOCKET_TIMEOUT_MS = 30_000;
+const KEEP_ALIVE_MARGIN_MS = 1_000;
+/** Connections kept to one destination at most, busy or idle (the worker's places are fewer). */
+const CONNECTIONS_PER_ORIGIN = 256;
 
-/** Keep-alive agents; unless private networks are allowed, they refuse to dial them. */
-export function createHttpAgents(allowPrivateNetworks: boolean): HttpAgents {
-  // As many idle sockets kept as may be busy: a burst of the worker's concurrent attempts would otherwise
-  // close the surplus after each wave and pay a new TLS handshake for each in the next.
-  const agentOptions = {
-    keepAlive: true,
-    maxSockets: 256,
-    maxFreeSockets: 256,
-    timeout: IDLE_SOCKET_TIMEOUT_MS,
+/** A connection the SSRF guard refused: the address it would dial is private or reserved. */
+class RefusedAddressError extends Error {
+  readonly code = 'ERR_REFUSED_ADDRESS';
+
+  constructor(readonly address: string) {
+    super(`${address} is a private or reserved address`);
+  }
+}
+
+/**
+ * DNS as Node resolves it for a connection, failing when any address of the name is private or reserved
+ * (with `all`, Node may dial any of them): the address checked is the address dialled, so DNS rebinding
+ * cannot get around the check.
+ */
+const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, options, (error, address: string | LookupAddress[], family?: number) => {
+    if (error) return callback(error, address, family);
+    const addresses = typeof address === 'string' ? [address] : address.map((each) => each.address);
+    const refused = addresses.find((each) => isPrivateAddress(each));
+    if (refused === undefined) return callback(null, address, family);
+    callback(new RefusedAddressError(refused), address, family);
+  });
+};
+
+/** Connects as undici does, refusing a literal private address (a name's addresses: `publicOnlyLookup`). */
+function publicOnlyConnector(): buildConnector.connector {
+  const connect = buildConnector({ lookup: publicOnlyLookup });
+  return (options, callback) => {
+    const host = options.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (isIP(host) !== 0 && isPrivateAddress(host)) return callback(new RefusedAddressError(host), null);
+    connect(options, callback);
   };
-  const filter = { allowPrivateIPAddress: false, allowMetaIPAddress: false };
-  return allowPrivateNetworks
-    ? { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) }
-    : {
-        http: new RequestFilteringHttpAgent({ ...agentOptions, ...filter }),
-        https: new RequestFilteringHttpsAgent({ ...agentOptions, ...filter }),
-      };
+}
+
+/**
+ * The sender's keep-alive pools; unless private networks are allowed, they refuse to dial them. As many
+ * connections are kept idle as may be busy: a burst of the worker's concurrent attempts would otherwise
+ * close the surplus after each wave and pay a new TLS handshake for each in the next.
+ */
+export function createHttpDispatcher(allowPrivateNetworks: boolean): Dispatcher {
+  return new Agent({
+    connections: CONNECTIONS_PER_ORIGIN,
+    keepAliveTimeout: IDLE_SOCKET_TIMEOUT_MS,
+    keepAliveMaxTimeout: IDLE_SOCKET_TIMEOUT_MS,
+    keepAliveTimeoutThreshold: KEEP_ALIVE_MARGIN_MS,
+    ...(allowPrivateNetworks ? {} : { connect: publicOnlyConnector() }),
+  });
 }
 
 /** The original URL's query string appended to the destination URL. */
@@ -110,8 +147,6 @@ class RequestTimeoutError extends Error {
   }
 }
 
-/** request-filtering-agent refuses private ranges as "private" and 0.0.0.0 / :: as "meta" addresses. */
-const REFUSED_ADDRESS = /is not allowed\. Because, It is (private|meta) IP address/;
 const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT']);
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'EAI_NONAME']);
 /** OpenSSL's certificate verification codes, Node's TLS errors, and a handshake cut by a protocol error. */
@@ -122,7 +157,7 @@ const TLS_CODE =
 function errorKind(error: unknown): FailureKind {
   const { code = '', message = '' } = error as { code?: string; message?: string };
   if (TIMEOUT_CODES.has(code)) return 'timeout';
-  if (REFUSED_ADDRESS.test(message)) return 'refused_address';
+  if (error instanceof RefusedAddressError) return 'refused_address';
   if (DNS_CODES.has(code)) return 'dns';
   if (TLS_CODE.test(code) || (code === 'EPROTO' && /SSL|TLS/i.test(message))) return 'tls';
   return 'connection';
@@ -145,8 +180,8 @@ export function failureSummary(outcome: Pick<AttemptOutcome, 'responseCode' | 'e
 function describeError(error: unknown, timeoutMs: number): string {
   const { code, message } = error as { code?: string; message?: string };
   if (code && TIMEOUT_CODES.has(code)) return `timed out after ${timeoutMs} ms`;
-  if (message && REFUSED_ADDRESS.test(message)) {
-    return `refused: the destination resolves to a private or reserved address (${message.split('(')[0].replace('DNS lookup ', '').trim()}); set DELIVERY_ALLOW_PRIVATE_NETWORKS=true to allow it`;
+  if (error instanceof RefusedAddressError) {
+    return `refused: the destination resolves to a private or reserved address (${error.address}); set DELIVERY_ALLOW_PRIVATE_NETWORKS=true to allow it`;
   }
   return code ? `${code}: ${message ?? ''}`.trim() : (message ?? 'request failed');
 }
@@ -176,11 +211,18 @@ async function readHead(stream: Readable, limit: number, deadline: number): Prom
   return Buffer.concat(chunks).subarray(0, limit);
 }
 
+/** A destination's answer once its head has arrived; its body still streaming. */
+interface DestinationResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Readable;
+}
+
 /**
  * The response body as its sender meant it: decompressed when its `content-encoding` says gzip, deflate
  * or br (a decoding error ends the stream like a cut connection).
  */
-function decodedBody(response: IncomingMessage): Readable {
+function decodedBody(response: DestinationResponse): Readable {
   const encoding = response.headers['content-encoding']?.trim().toLowerCase();
   const decoder =
     encoding === 'gzip' || encoding === 'x-gzip' || encoding === 'deflate'
@@ -188,13 +230,21 @@ function decodedBody(response: IncomingMessage): Readable {
       : encoding === 'br'
         ? createBrotliDecompress()
         : null;
-  if (!decoder) return response;
-  return pipeline(response, decoder, () => undefined);
+  if (!decoder) return response.body;
+  return pipeline(response.body, decoder, () => undefined);
+}
+
+/** Basic credentials from a URL's user information, as Node's client sent them (RFC 7617). */
+function withUserInfo(url: URL, headers: OutgoingRequest['headers']): OutgoingRequest['headers'] {
+  if (!url.username && !url.password) return headers;
+  if (Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')) return headers;
+  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  return { ...headers, authorization: `Basic ${Buffer.from(credentials).toString('base64')}` };
 }
 
 /**
- * Sends one attempt with Node's own client, straight on the keep-alive agents: no redirects followed, no
- * proxy, the original headers as they are (Node adds Content-Length for the body). Never throws: every
+ * Sends one attempt with undici's dispatcher, straight on its keep-alive pools: no redirects followed, no
+ * proxy, the original headers as they are (undici adds Content-Length for the body). Never throws: every
  * failure becomes an outcome with its error.
  */
 @Injectable()
@@ -202,7 +252,7 @@ export class DeliverySender implements OnModuleDestroy {
   private readonly timeoutMs: number;
 
   constructor(
-    @Inject(HTTP_AGENTS) private readonly agents: HttpAgents,
+    @Inject(HTTP_DISPATCHER) private readonly dispatcher: Dispatcher,
     config: ConfigService<Environment, true>,
   ) {
     this.timeoutMs = config.get('DELIVERY_TIMEOUT_MS', { infer: true });
@@ -211,7 +261,7 @@ export class DeliverySender implements OnModuleDestroy {
   async send(request: OutgoingRequest): Promise<AttemptOutcome> {
     const started = Date.now();
     const deadline = started + this.timeoutMs;
-    let response: IncomingMessage;
+    let response: DestinationResponse;
     try {
       response = await this.request(request);
     } catch (error) {
@@ -223,10 +273,10 @@ export class DeliverySender implements OnModuleDestroy {
         failureKind: errorKind(error),
       };
     }
-    const status = response.statusCode ?? 0;
+    const { status } = response;
     const bodyless = request.method === 'HEAD' || status === 204 || status === 304;
     const head = await readHead(
-      bodyless ? response : decodedBody(response),
+      bodyless ? response.body : decodedBody(response),
       RESPONSE_BODY_LIMIT_BYTES,
       deadline,
     );
@@ -241,37 +291,62 @@ export class DeliverySender implements OnModuleDestroy {
   }
 
   /**
-   * Resolves with the response once its head has arrived, within the time-out: a plain timer destroys the
-   * request when it fires (an `AbortSignal` per request and the listeners Node adds for it took 4–6 % of
-   * the delivery thread's profile in a drain).
+   * Resolves with the response once its final head has arrived (1xx heads are passed over), within the
+   * time-out. undici's own dispatch, without an `AbortSignal` (one per request, and the listeners Node
+   * adds for it, took 4–6 % of the delivery thread's profile in a drain): a plain timer aborts the request,
+   * or fails it while it still waits for a connection. The body streams with backpressure, and the request
+   * is aborted once the body is let go of before its end.
    */
-  private request(outgoing: OutgoingRequest): Promise<IncomingMessage> {
+  private request(outgoing: OutgoingRequest): Promise<DestinationResponse> {
     const url = new URL(outgoing.url);
-    const secure = url.protocol === 'https:';
     return new Promise((resolve, reject) => {
-      const sent = (secure ? httpsRequest : httpRequest)(
-        url,
+      let controller: Dispatcher.DispatchController | null = null;
+      let body: Readable | null = null;
+      let timedOut: RequestTimeoutError | null = null;
+      const timer = setTimeout(() => {
+        timedOut = new RequestTimeoutError(this.timeoutMs);
+        controller?.abort(timedOut);
+        reject(timedOut);
+      }, this.timeoutMs);
+      this.dispatcher.dispatch(
         {
+          origin: url.origin,
+          path: `${url.pathname}${url.search}`,
           method: outgoing.method,
-          headers: outgoing.headers,
-          agent: secure ? this.agents.https : this.agents.http,
+          headers: withUserInfo(url, outgoing.headers),
+          body: outgoing.body.length > 0 ? outgoing.body : null,
         },
-        (response) => {
-          clearTimeout(timer);
-          resolve(response);
+        {
+          onRequestStart(started) {
+            controller = started;
+            if (timedOut) started.abort(timedOut);
+          },
+          onResponseStart(started, status, headers) {
+            if (status < 200) return;
+            clearTimeout(timer);
+            const stream = new Readable({ read: () => started.resume() });
+            // Let go of before its end: the rest is not read (an abort after the end does nothing).
+            stream.once('close', () => started.abort(new Error('response body let go of')));
+            body = stream;
+            resolve({ status, headers, body: stream });
+          },
+          onResponseData(started, chunk) {
+            if (!body?.push(chunk)) started.pause();
+          },
+          onResponseEnd() {
+            body?.push(null);
+          },
+          onResponseError(_started, error) {
+            clearTimeout(timer);
+            if (body) body.destroy(error);
+            else reject(error);
+          },
         },
       );
-      const timer = setTimeout(() => sent.destroy(new RequestTimeoutError(this.timeoutMs)), this.timeoutMs);
-      sent.once('error', (error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
-      sent.end(outgoing.body.length > 0 ? outgoing.body : undefined);
     });
   }
 
-  onModuleDestroy(): void {
-    this.agents.http.destroy();
-    this.agents.https.destroy();
+  async onModuleDestroy(): Promise<void> {
+    await this.dispatcher.destroy();
   }
 }

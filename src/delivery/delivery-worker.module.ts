@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment';
 import { MailModule } from '../mail/mail.module';
 import { DeliveryAttemptService } from './delivery-attempt.service';
-import { createHttpAgents, DeliverySender, HTTP_AGENTS } from './delivery-sender';
+import { createHttpDispatcher, DeliverySender, HTTP_DISPATCHER } from './delivery-sender';
 import { DeliveryRouter } from './delivery-router.service';
 import { DeliverySweeper } from './delivery-sweeper.service';
 import { DeliveryWorker } from './delivery-worker.service';
@@ -20,10 +20,10 @@ import { DeliveryModule } from './delivery.module';
   imports: [DeliveryModule, MailModule],
   providers: [
     {
-      provide: HTTP_AGENTS,
+      provide: HTTP_DISPATCHER,
       inject: [ConfigService],
       useFactory: (config: ConfigService<Environment, true>) =>
-        createHttpAgents(config.get('DELIVERY_ALLOW_PRIVATE_NETWORKS', { infer: true })),
+        createHttpDispatcher(config.get('DELIVERY_ALLOW_PRIVATE_NETWORKS', { infer: true })),
     },
     DeliverySender,
     FlowControlGate,

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment';
-import { createHttpAgents, DeliverySender } from '../delivery/delivery-sender';
+import { createHttpDispatcher, DeliverySender } from '../delivery/delivery-sender';
 import { MailTransportModule } from '../mail/mail-transport.module';
 import { CHANNEL_HTTP, ChannelSender } from './channel-sender.service';
 
@@ -12,10 +12,10 @@ import { CHANNEL_HTTP, ChannelSender } from './channel-sender.service';
     {
       provide: CHANNEL_HTTP,
       inject: [ConfigService],
-      // Its own keep-alive agents, refusing private networks as destinations do (unless allowed).
+      // Its own keep-alive pools, refusing private networks as destinations do (unless allowed).
       useFactory: (config: ConfigService<Environment, true>) =>
         new DeliverySender(
-          createHttpAgents(config.get('DELIVERY_ALLOW_PRIVATE_NETWORKS', { infer: true })),
+          createHttpDispatcher(config.get('DELIVERY_ALLOW_PRIVATE_NETWORKS', { infer: true })),
           config,
         ),
     },

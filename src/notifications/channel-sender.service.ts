@@ -7,7 +7,7 @@ import { SECRET_BOX } from '../secrets/secrets.module';
 import { chatBody, type ChannelMessage } from './channel-messages';
 import type { NotificationChannel } from './notification-channel';
 
-/** The HTTP client of notification channels: the delivery engine's, on agents of its own (same SSRF guard). */
+/** The HTTP client of notification channels: the delivery engine's, on pools of its own (same SSRF guard). */
 export const CHANNEL_HTTP = Symbol('CHANNEL_HTTP');
 
 /** A message a channel did not take, with the reason shown in the dashboard. */
