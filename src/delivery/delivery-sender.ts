@@ -70,7 +70,7 @@ export const HTTP_DISPATCHER = Symbol('HTTP_DISPATCHER');
  * close it: an attempt written on a connection the destination is closing fails with a reset the
  * destination never saw: a failed attempt, and a retry, for nothing.
  */
-export const IDLE_SOCKET_TIMEOUT_MS = 30_000;
+const IDLE_SOCKET_TIMEOUT_MS = 30_000;
 const KEEP_ALIVE_MARGIN_MS = 1_000;
 /** Connections kept to one destination at most, busy or idle (the worker's places are fewer). */
 const CONNECTIONS_PER_ORIGIN = 256;

@@ -37,6 +37,8 @@ describe('isPrivateAddress', () => {
     '64:ff9b::10.0.0.1',
     '::7f00:1',
     '2001:db8::1',
+    '2002:7f00:1::1',
+    '2002:808:808::1',
   ])('refuses %s', (address) => {
     expect(isPrivateAddress(address)).toBe(true);
   });

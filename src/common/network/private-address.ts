@@ -31,6 +31,7 @@ const IPV6_BLOCKED: [string, number][] = [
   ['100::', 64], // discard-only
   ['2001::', 23], // IETF protocol assignments (Teredo, ORCHID, ...)
   ['2001:db8::', 32], // documentation
+  ['2002::', 16], // 6to4 (deprecated, RFC 7526): an IPv4 address inside, reached through a relay
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
   ['fec0::', 10], // site-local (deprecated)
