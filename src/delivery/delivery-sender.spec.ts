@@ -119,6 +119,39 @@ describe('keep-alive pools', () => {
   });
 });
 
+describe('a long answer', () => {
+  it('keeps its first KiB and closes the connection instead of reading the rest', async () => {
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-length': String(8 * 1024 * 1024) });
+      response.write(Buffer.alloc(64 * 1024, 'x')); // the rest never comes: only a close ends the wait
+    });
+    const connections: Socket[] = [];
+    server.on('connection', (socket: Socket) => connections.push(socket));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const sender = new DeliverySender(
+      createHttpDispatcher(true),
+      new ConfigService({ DELIVERY_TIMEOUT_MS: 5_000 }),
+    );
+    try {
+      const { port } = server.address() as AddressInfo;
+      const outcome = await sender.send({
+        method: 'POST',
+        url: `http://127.0.0.1:${port}/hook`,
+        headers: {},
+        body: Buffer.from('{}'),
+      });
+      expect(outcome).toMatchObject({ responseCode: 200, responseBody: 'x'.repeat(1024) });
+      expect(connections).toHaveLength(1);
+      // Closed by our abort (a reset, which `once` would take for a failure): never, if it kept reading.
+      await new Promise((resolve) => connections[0].once('close', resolve));
+    } finally {
+      await sender.onModuleDestroy();
+      server.close();
+    }
+  });
+});
+
 describe('what a destination receives', () => {
   interface Received {
     method: string;
