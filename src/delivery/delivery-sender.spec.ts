@@ -1,5 +1,5 @@
 import { ConfigService } from '@nestjs/config';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { once } from 'node:events';
 import { Webhook } from 'standardwebhooks';
@@ -73,6 +73,24 @@ describe(signPayload.name, () => {
   });
 });
 
+/** A sender that may dial 127.0.0.1, with a 5-s time-out. */
+const localSender = () =>
+  new DeliverySender(createHttpDispatcher(true), new ConfigService({ DELIVERY_TIMEOUT_MS: 5_000 }));
+
+/** Starts the server on 127.0.0.1 and answers its origin. */
+async function listenLocally(server: Server): Promise<string> {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const postTo = (url: string, headers: Record<string, string> = {}) => ({
+  method: 'POST',
+  url,
+  headers,
+  body: Buffer.from('{}'),
+});
+
 describe('keep-alive pools', () => {
   it("reuses an idle connection, and closes it before the destination's announced keep-alive time-out", async () => {
     // A destination that announces 2 s and closes an idle connection after exactly 2 s (Node's own server
@@ -92,20 +110,10 @@ describe('keep-alive pools', () => {
       socket.once('end', () => (ended = true)); // our FIN; the server's timer destroys it without one
       socket.once('close', () => closedByUs.push(ended));
     });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const sender = new DeliverySender(
-      createHttpDispatcher(true),
-      new ConfigService({ DELIVERY_TIMEOUT_MS: 5_000 }),
-    );
+    const origin = await listenLocally(server);
+    const sender = localSender();
     try {
-      const { port } = server.address() as AddressInfo;
-      const post = {
-        method: 'POST',
-        url: `http://127.0.0.1:${port}/hook`,
-        headers: {},
-        body: Buffer.from('{}'),
-      };
+      const post = postTo(`${origin}/hook`);
       expect((await sender.send(post)).responseCode).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect((await sender.send(post)).responseCode).toBe(200);
@@ -127,20 +135,10 @@ describe('a long answer', () => {
     });
     const connections: Socket[] = [];
     server.on('connection', (socket: Socket) => connections.push(socket));
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const sender = new DeliverySender(
-      createHttpDispatcher(true),
-      new ConfigService({ DELIVERY_TIMEOUT_MS: 5_000 }),
-    );
+    const origin = await listenLocally(server);
+    const sender = localSender();
     try {
-      const { port } = server.address() as AddressInfo;
-      const outcome = await sender.send({
-        method: 'POST',
-        url: `http://127.0.0.1:${port}/hook`,
-        headers: {},
-        body: Buffer.from('{}'),
-      });
+      const outcome = await sender.send(postTo(`${origin}/hook`));
       expect(outcome).toMatchObject({ responseCode: 200, responseBody: 'x'.repeat(1024) });
       expect(connections).toHaveLength(1);
       // Closed by our abort (a reset, which `once` would take for a failure): never, if it kept reading.
@@ -171,17 +169,10 @@ describe('what a destination receives', () => {
       answer(response);
     });
   });
-  const sender = new DeliverySender(
-    createHttpDispatcher(true),
-    new ConfigService({ DELIVERY_TIMEOUT_MS: 5_000 }),
-  );
+  const sender = localSender();
   let origin = '';
 
-  beforeAll(async () => {
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
+  beforeAll(async () => (origin = await listenLocally(server)));
   afterEach(() => {
     received.length = 0;
     answer = (response) => response.end('ok');
@@ -213,13 +204,8 @@ describe('what a destination receives', () => {
 
   it("sends a URL's user information as Basic credentials, unless the request has its own", async () => {
     const url = `${origin.replace('http://', 'http://hook%20user:p%40ss@')}/hook`;
-    await sender.send({ method: 'POST', url, headers: {}, body: Buffer.from('{}') });
-    await sender.send({
-      method: 'POST',
-      url,
-      headers: { Authorization: 'Bearer own' },
-      body: Buffer.from('{}'),
-    });
+    await sender.send(postTo(url));
+    await sender.send(postTo(url, { Authorization: 'Bearer own' }));
     expect(received.map((request) => request.headers.authorization)).toEqual([
       `Basic ${Buffer.from('hook user:p@ss').toString('base64')}`,
       'Bearer own',
@@ -231,12 +217,7 @@ describe('what a destination receives', () => {
       response.writeEarlyHints({ link: '</style.css>; rel=preload' });
       response.writeHead(202).end('accepted');
     };
-    const outcome = await sender.send({
-      method: 'POST',
-      url: `${origin}/hook`,
-      headers: {},
-      body: Buffer.from('{}'),
-    });
+    const outcome = await sender.send(postTo(`${origin}/hook`));
     expect(outcome).toMatchObject({ responseCode: 202, responseBody: 'accepted', failureKind: null });
   });
 });
