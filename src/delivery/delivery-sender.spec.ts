@@ -46,6 +46,24 @@ describe('forwarded request', () => {
       'set-cookie': ['a=1', 'b=2'],
     });
   });
+
+  it('drops the headers a captured Connection header names, once or repeated, in any case', () => {
+    expect(
+      forwardedHeaders({
+        connection: 'keep-alive, X-Hop',
+        'x-hop': 'this hop only',
+        'x-kept': 'end to end',
+      }),
+    ).toEqual({ 'x-kept': 'end to end' });
+    expect(
+      forwardedHeaders({
+        connection: ['close', ' X-First ', 'x-second'],
+        'X-First': '1',
+        'x-second': '2',
+        'x-third': '3',
+      }),
+    ).toEqual({ 'x-third': '3' });
+  });
 });
 
 describe(signPayload.name, () => {
@@ -219,5 +237,15 @@ describe('what a destination receives', () => {
     };
     const outcome = await sender.send(postTo(`${origin}/hook`));
     expect(outcome).toMatchObject({ responseCode: 202, responseBody: 'accepted', failureKind: null });
+  });
+
+  it('fails an attempt answered with a 100 Continue it did not ask for, and says so', async () => {
+    answer = (response) => {
+      response.writeContinue();
+      response.writeHead(200).end('ok');
+    };
+    const outcome = await sender.send(postTo(`${origin}/hook`));
+    expect(outcome).toMatchObject({ responseCode: null, failureKind: 'connection' });
+    expect(outcome.error).toMatch(/100 Continue that was not asked for/);
   });
 });

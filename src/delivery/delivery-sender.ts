@@ -132,10 +132,27 @@ export function destinationUrlWithQuery(destinationUrl: string, query: string): 
   return url.toString();
 }
 
+/**
+ * The captured headers to send on: all but the hop-by-hop ones and ours, including those the provider's
+ * own `Connection` header named as hop-by-hop (RFC 9110 §7.6.1).
+ */
 export function forwardedHeaders(
   original: Record<string, string | string[]>,
 ): Record<string, string | string[]> {
-  return Object.fromEntries(Object.entries(original).filter(([name]) => !isDropped(name.toLowerCase())));
+  const named = connectionOptions(original.connection);
+  return Object.fromEntries(
+    Object.entries(original).filter(([name]) => {
+      const key = name.toLowerCase();
+      return !isDropped(key) && !named?.has(key);
+    }),
+  );
+}
+
+/** The header names a `Connection` header lists (it may have been captured once or repeated). */
+function connectionOptions(connection: string | string[] | undefined): Set<string> | undefined {
+  if (connection === undefined) return undefined;
+  const list = Array.isArray(connection) ? connection.join(',') : connection;
+  return new Set(list.split(',').map((name) => name.trim().toLowerCase()));
 }
 
 /** A request whose response head did not arrive within the time-out. */
@@ -183,8 +200,16 @@ function describeError(error: unknown, timeoutMs: number): string {
   if (error instanceof RefusedAddressError) {
     return `refused: the destination resolves to a private or reserved address (${error.address}); set DELIVERY_ALLOW_PRIVATE_NETWORKS=true to allow it`;
   }
+  if (code === 'UND_ERR_SOCKET' && message === 'bad response') return BAD_RESPONSE;
   return code ? `${code}: ${message ?? ''}`.trim() : (message ?? 'request failed');
 }
+
+/**
+ * undici's "bad response": a response head that came when no request was waiting for one, or a `100
+ * Continue` the request did not ask for (it never sends `Expect`); undici closes the connection on either.
+ */
+const BAD_RESPONSE =
+  'the destination sent a response the HTTP client does not accept: a 100 Continue that was not asked for, or a response to no request';
 
 /** Reads at most `limit` bytes of a response stream before `deadline`, then lets go of the stream. */
 async function readHead(stream: Readable, limit: number, deadline: number): Promise<Buffer> {
