@@ -248,6 +248,29 @@ describe('ingest rules', () => {
       expect([without.status, withIt.status]).toEqual([401, 200]);
       expect(await stored(fixture)).toHaveLength(1);
     });
+
+    it('applies rules given when the endpoint is created to its first capture', async () => {
+      const created = await api(sut.url, 'POST', '/api/endpoints', {
+        token: owner.accessToken,
+        body: {
+          name: 'Created with rules',
+          inbound_auth: { type: 'header', name: 'x-webhook-token', value: 'tok-from-creation' },
+        },
+      });
+      expect(created.status).toBe(201);
+      const fixture: EndpointFixture = {
+        user: owner,
+        endpointId: created.body.endpoint.id,
+        captureUrl: `${sut.url}/in/${created.body.endpoint.public_token}`,
+      };
+      await addDestination(sut.url, fixture, `${sink.url}/hook`);
+
+      const without = await post(fixture, '{}');
+      const withIt = await post(fixture, '{}', { 'x-webhook-token': 'tok-from-creation' });
+
+      expect([without.status, withIt.status]).toEqual([401, 200]);
+      expect((await stored(fixture)).map((row) => row.id)).toEqual([withIt.json.id]);
+    });
   });
 
   describe('dedup', () => {
