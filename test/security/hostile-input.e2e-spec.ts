@@ -391,6 +391,20 @@ describe('hostile ingest rules', () => {
       'not valid JSON',
     ],
     [
+      'a constructor key with a plain value',
+      'PATCH',
+      'destination',
+      '{"filter":{"headers":{"constructor":"y"}}}',
+      'filter has a property named constructor',
+    ],
+    [
+      'a constructor key in metadata',
+      'PATCH',
+      'endpoint',
+      '{"metadata":{"constructor":{"a":1}}}',
+      'metadata has a property named constructor',
+    ],
+    [
       'a deep $or chain',
       'PATCH',
       'destination',

@@ -28,6 +28,11 @@ describe(unacceptableInput.name, () => {
       { metadata: { 'a\u0000': 1 } },
       'metadata has a property name with NUL characters or unpaired surrogates',
     ],
+    [
+      JSON.parse('{"filter":{"headers":{"constructor":"y"}}}'),
+      'filter has a property named constructor, which is not allowed',
+    ],
+    [JSON.parse('{"constructor":1}'), 'the body has a property named constructor, which is not allowed'],
   ])('refuses %#: %s', (value, message) => {
     expect(unacceptableInput(value, 'body')).toBe(message);
   });

@@ -18,7 +18,9 @@ interface Pending {
  * Why a request body or query cannot be taken (naming the field), or null. What it refuses is what
  * class-validator does not see: a body that is not a JSON object, nesting deeper than MAX_JSON_DEPTH
  * (the validators after it recurse, and would overflow the stack on a body nested thousands of levels
- * deep), and text PostgreSQL cannot store. It walks with a stack of its own, never recursing.
+ * deep), text PostgreSQL cannot store, and a property named `constructor` at any depth (class-transformer,
+ * which builds the DTOs, drops it silently: a filter on it would match every event). It walks with a
+ * stack of its own, never recursing.
  */
 export function unacceptableInput(value: unknown, kind: 'body' | 'query'): string | null {
   if (value === undefined) return null;
@@ -34,6 +36,8 @@ export function unacceptableInput(value: unknown, kind: 'body' | 'query'): strin
     for (const [key, child] of Object.entries(current)) {
       if (UNSTORABLE_CHARACTER.test(key))
         return `${field || 'the body'} has a property name with NUL characters or unpaired surrogates`;
+      if (key === 'constructor')
+        return `${field || 'the body'} has a property named constructor, which is not allowed`;
       pending.push({ value: child, field: field || key, depth: depth + 1 });
     }
   }
