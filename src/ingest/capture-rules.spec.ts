@@ -39,11 +39,24 @@ describe(judgeCapture.name, () => {
     const basic = captureRulesOf(
       rules({ inboundAuth: { type: 'basic', username: 'u' }, inboundAuthSecret: 'p@ss' }),
     );
-    const credential = `Basic ${Buffer.from('u:p@ss').toString('base64')}`;
+    const encoded = Buffer.from('u:p@ss').toString('base64');
+    const credential = `Basic ${encoded}`;
 
     expect(judgeCapture(basic, request('{}')).authorized).toBe(false);
     expect(judgeCapture(basic, request('{}', { authorization: `${credential}x` })).authorized).toBe(false);
     expect(judgeCapture(basic, request('{}', { authorization: credential })).authorized).toBe(true);
+    expect(judgeCapture(basic, request('{}', { authorization: encoded })).authorized).toBe(false);
+    expect(judgeCapture(basic, request('{}', { authorization: `Bearer ${encoded}` })).authorized).toBe(false);
+  });
+
+  it('takes the basic scheme in any case, followed by one space or more (RFC 9110 §11.1)', () => {
+    const basic = captureRulesOf(
+      rules({ inboundAuth: { type: 'basic', username: 'u' }, inboundAuthSecret: 'p@ss' }),
+    );
+    const encoded = Buffer.from('u:p@ss').toString('base64');
+
+    for (const authorization of [`basic ${encoded}`, `BASIC ${encoded}`, `Basic   ${encoded}`])
+      expect(judgeCapture(basic, request('{}', { authorization })).authorized).toBe(true);
   });
 
   it.each([

@@ -8,8 +8,11 @@ export interface CaptureRules {
   /** The endpoint's `rules_version` these were read at; the capture statement stores nothing judged by another. */
   version: number;
   verification: VerificationRule | null;
-  /** The exact header value a capture must carry, and in which header; null: none. */
-  inboundAuth: { header: string; expected: Buffer } | null;
+  /**
+   * The value a capture must carry, and in which header; with a scheme, the value follows it (`Basic`, in
+   * any case, as RFC 9110 §11.1 has it). null: none.
+   */
+  inboundAuth: { header: string; scheme: 'basic' | null; expected: Buffer } | null;
   /** Where the dedup key is read (`header:<name>` or `body:<path>`) and for how long it holds. */
   dedup: { source: string; windowMs: number } | null;
   /** The active destinations that have a filter. */
@@ -51,11 +54,12 @@ export function captureRulesOf(stored: StoredRules): CaptureRules {
         : inboundAuth.type === 'basic'
           ? {
               header: 'authorization',
+              scheme: 'basic',
               expected: Buffer.from(
-                `Basic ${Buffer.from(`${inboundAuth.username}:${stored.inboundAuthSecret}`).toString('base64')}`,
+                Buffer.from(`${inboundAuth.username}:${stored.inboundAuthSecret}`).toString('base64'),
               ),
             }
-          : { header: inboundAuth.name, expected: Buffer.from(stored.inboundAuthSecret) },
+          : { header: inboundAuth.name, scheme: null, expected: Buffer.from(stored.inboundAuthSecret) },
     dedup: source === null || dedup === null ? null : { source, windowMs: dedup.window_seconds * 1000 },
     filters: stored.filters,
   };
@@ -108,8 +112,15 @@ function carriesCredential(rules: CaptureRules['inboundAuth'], request: JudgedRe
   if (rules === null) return true;
   const sent = firstValue(request.headers[rules.header]);
   if (sent === undefined) return false;
-  const given = Buffer.from(sent);
+  const given = Buffer.from(rules.scheme === null ? sent : credentialsOf(sent, rules.scheme));
   return given.length === rules.expected.length && timingSafeEqual(given, rules.expected);
+}
+
+/** What follows the scheme in an `Authorization` value (`Basic dXNlcjpwYXNz`), or "" for another scheme. */
+function credentialsOf(value: string, scheme: string): string {
+  const space = value.indexOf(' ');
+  if (space === -1 || value.slice(0, space).toLowerCase() !== scheme) return '';
+  return value.slice(space + 1).trimStart();
 }
 
 /** The value at a dot path of a JSON body, as a key: scalars as text, anything else absent. */
