@@ -11,7 +11,7 @@ import { toDestinationDtos } from './destination.presenter';
 import { DestinationsRepository } from './destinations.repository';
 import type { CreateDestinationDto } from './dto/create-destination.dto';
 import type { DestinationDto } from './dto/destination.dto';
-import type { FlowControlFieldsDto } from './dto/flow-control-fields';
+import type { FlowControlFieldsDto } from './dto/flow-control-fields.dto';
 import type { UpdateDestinationDto } from './dto/update-destination.dto';
 
 const DESTINATION_NOT_FOUND = 'destination not found';

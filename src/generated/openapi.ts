@@ -978,8 +978,16 @@ export interface components {
             key: string;
         };
         CreateDestinationDto: {
+            /**
+             * @description Pause it by itself after this many consecutive failed attempts (its deliveries are then held, as when
+             *     paused by hand, and `destination.paused` is notified); null (default): never.
+             * @example 5
+             */
             auto_pause_after?: number | null;
             /**
+             * @description Which events it gets, decided when each is captured: a rule on `body`, `headers` (lower-case names),
+             *     `query` and `method` with values, nested objects and `$eq $neq $in $nin $exists $gt $gte $lt $lte
+             *     $startsWith $contains $and $or $not` (README, "Destination filters"); null: every event.
              * @example {
              *       "body": {
              *         "type": {
@@ -994,14 +1002,30 @@ export interface components {
             filter?: {
                 [key: string]: unknown;
             } | null;
+            /**
+             * @description At most this many attempts to it at once, across all workers; null: a fair share of each worker.
+             * @example 10
+             */
             max_in_flight?: number | null;
             /**
+             * @description `fifo`: one attempt at a time, in capture order (a replay joins the end); a delivery that fails blocks
+             *     those after it until it is delivered or dead-lettered. `none` (default): no order, attempts in parallel.
              * @default none
              * @enum {string}
              */
             ordering?: "none" | "fifo";
+            /**
+             * @description true: its deliveries are held (no attempt, no retry used up) until it is resumed with false, which
+             *     sends the backlog within the limits. Unlike is_active: false, new events still get deliveries.
+             */
+            paused?: boolean;
+            /**
+             * @description At most this many attempts per `rate_limit_period`, across all workers, evenly spaced; null: no limit.
+             * @example 50
+             */
             rate_limit?: number | null;
             /**
+             * @description The period of `rate_limit`: `second` (default) or `minute`.
              * @default second
              * @enum {string}
              */
@@ -1852,8 +1876,16 @@ export interface components {
             } | null;
         };
         UpdateDestinationDto: {
+            /**
+             * @description Pause it by itself after this many consecutive failed attempts (its deliveries are then held, as when
+             *     paused by hand, and `destination.paused` is notified); null (default): never.
+             * @example 5
+             */
             auto_pause_after?: number | null;
             /**
+             * @description Which events it gets, decided when each is captured: a rule on `body`, `headers` (lower-case names),
+             *     `query` and `method` with values, nested objects and `$eq $neq $in $nin $exists $gt $gte $lt $lte
+             *     $startsWith $contains $and $or $not` (README, "Destination filters"); null: every event.
              * @example {
              *       "body": {
              *         "type": {
@@ -1870,14 +1902,30 @@ export interface components {
             } | null;
             /** @description false: new events are no longer forwarded to it; true: they are again. */
             is_active?: boolean;
+            /**
+             * @description At most this many attempts to it at once, across all workers; null: a fair share of each worker.
+             * @example 10
+             */
             max_in_flight?: number | null;
             /**
+             * @description `fifo`: one attempt at a time, in capture order (a replay joins the end); a delivery that fails blocks
+             *     those after it until it is delivered or dead-lettered. `none` (default): no order, attempts in parallel.
              * @default none
              * @enum {string}
              */
             ordering?: "none" | "fifo";
+            /**
+             * @description true: its deliveries are held (no attempt, no retry used up) until it is resumed with false, which
+             *     sends the backlog within the limits. Unlike is_active: false, new events still get deliveries.
+             */
+            paused?: boolean;
+            /**
+             * @description At most this many attempts per `rate_limit_period`, across all workers, evenly spaced; null: no limit.
+             * @example 50
+             */
             rate_limit?: number | null;
             /**
+             * @description The period of `rate_limit`: `second` (default) or `minute`.
              * @default second
              * @enum {string}
              */

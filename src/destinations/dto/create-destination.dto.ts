@@ -1,7 +1,7 @@
 import { IsString, Length, ValidateIf } from 'class-validator';
 import { Trim } from '../../endpoints/dto/endpoint-fields';
 import { IsAbsoluteHttpsUrl, SECRET_MAX_LENGTH } from './destination-fields';
-import { DestinationSettingsDto } from './destination-settings';
+import { DestinationSettingsDto } from './destination-settings.dto';
 
 export class CreateDestinationDto extends DestinationSettingsDto {
   /**

@@ -1,7 +1,7 @@
 import { IsBoolean, IsString, Length, ValidateIf } from 'class-validator';
 import { Trim } from '../../endpoints/dto/endpoint-fields';
 import { IsAbsoluteHttpsUrl, SECRET_MAX_LENGTH } from './destination-fields';
-import { DestinationSettingsDto } from './destination-settings';
+import { DestinationSettingsDto } from './destination-settings.dto';
 
 /** Only the fields sent change. */
 export class UpdateDestinationDto extends DestinationSettingsDto {

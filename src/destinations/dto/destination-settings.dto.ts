@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ValidateIf } from 'class-validator';
 import { IsValidBy } from '../../endpoints/dto/endpoint-fields';
 import { filterRuleError, type FilterRule } from '../../ingest/filter';
-import { FlowControlFieldsDto } from './flow-control-fields';
+import { FlowControlFieldsDto } from './flow-control-fields.dto';
 
 export const FILTER_EXAMPLE = { body: { type: { $startsWith: 'invoice.' } }, headers: { 'x-env': 'live' } };
 
