@@ -3,22 +3,23 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { api } from './support/api-client';
 import { HttpsDestination, type Responder } from './support/https-destination';
 import { eventually } from './support/eventually';
+import { spawnService, stopService } from './support/service-process';
 import { startTestApp, type TestApp } from './support/test-app';
 import { addDestination, capture, createEndpoint, type EndpointFixture } from './support/webhook-fixtures';
 import { acknowledgedIds, captureAtRate } from './reliability/support/provider-load';
 
 const hang: Responder = () => undefined;
 
+const call = (sut: TestApp, fixture: EndpointFixture, method: string, path: string, body?: unknown) =>
+  api(sut.url, method, `/api/endpoints/${fixture.endpointId}/bulk-replays${path}`, {
+    token: fixture.user.accessToken,
+    body,
+  });
+
 describe('bulk replay', () => {
   let sut: TestApp;
   let db: Client;
   let destination: HttpsDestination;
-
-  const call = (fixture: EndpointFixture, method: string, path: string, body?: unknown) =>
-    api(sut.url, method, `/api/endpoints/${fixture.endpointId}/bulk-replays${path}`, {
-      token: fixture.user.accessToken,
-      body,
-    });
   const replayRows = async () => (await db.query('select count(*)::int as n from bulk_replays')).rows[0].n;
 
   beforeAll(async () => {
@@ -50,13 +51,13 @@ describe('bulk replay', () => {
     await destination.waitForRequests(12);
     const arrived = destination.received.length;
 
-    const everything = await call(fixture, 'POST', '', { dry_run: true });
+    const everything = await call(sut, fixture, 'POST', '', { dry_run: true });
     expect(everything).toMatchObject({ status: 200, body: { count: 12 } });
-    const dryRun = await call(fixture, 'POST', '', { q: 'invoice.paid', dry_run: true });
+    const dryRun = await call(sut, fixture, 'POST', '', { q: 'invoice.paid', dry_run: true });
     expect(dryRun).toMatchObject({ status: 200, body: { count: 4 } });
     expect(await replayRows()).toBe(0);
 
-    const started = await call(fixture, 'POST', '', { q: 'invoice.paid', from: '2020-01-01' });
+    const started = await call(sut, fixture, 'POST', '', { q: 'invoice.paid', from: '2020-01-01' });
     expect(started.status).toBe(202);
     expect(started.body.bulk_replay).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -70,7 +71,7 @@ describe('bulk replay', () => {
     });
     const id = started.body.bulk_replay.id;
     const finished = await eventually(
-      async () => (await call(fixture, 'GET', `/${id}`)).body.bulk_replay,
+      async () => (await call(sut, fixture, 'GET', `/${id}`)).body.bulk_replay,
       (replay) => replay.status !== 'running',
       30_000,
     );
@@ -93,7 +94,7 @@ describe('bulk replay', () => {
     const bodies = replayed.slice(arrived).map((request) => JSON.parse(request.body.toString('utf8')).n);
     expect(bodies.sort((a, b) => a - b)).toEqual([0, 3, 6, 9]);
 
-    const listed = await call(fixture, 'GET', '');
+    const listed = await call(sut, fixture, 'GET', '');
     expect(listed.status).toBe(200);
     expect(listed.body.bulk_replays.map((replay: { id: string }) => replay.id)).toEqual([id]);
   });
@@ -113,10 +114,10 @@ describe('bulk replay', () => {
       types.set(await capture(fixture, JSON.stringify({ type, n })), type);
     }
 
-    const started = await call(fixture, 'POST', '', {});
+    const started = await call(sut, fixture, 'POST', '', {});
     expect(started.status).toBe(202);
     const finished = await eventually(
-      async () => (await call(fixture, 'GET', `/${started.body.bulk_replay.id}`)).body.bulk_replay,
+      async () => (await call(sut, fixture, 'GET', `/${started.body.bulk_replay.id}`)).body.bulk_replay,
       (replay) => replay.status !== 'running',
       30_000,
     );
@@ -145,7 +146,7 @@ describe('bulk replay', () => {
     const fixture = await createEndpoint(sut.url);
     await addDestination(sut.url, fixture, destination.url);
     const before = await replayRows();
-    const response = await call(fixture, 'POST', '', body);
+    const response = await call(sut, fixture, 'POST', '', body);
     expect(response.status).toBe(400);
     expect(JSON.stringify(response.body.message)).toContain(field);
     expect(await replayRows()).toBe(before);
@@ -154,12 +155,12 @@ describe('bulk replay', () => {
   it('answers 409 when the endpoint has no active destination, and 404 for an unknown replay', async () => {
     const fixture = await createEndpoint(sut.url);
     await capture(fixture);
-    const refused = await call(fixture, 'POST', '', {});
+    const refused = await call(sut, fixture, 'POST', '', {});
     expect(refused.status).toBe(409);
     expect(refused.body.message).toContain('no active destination');
     for (const path of ['/00000000-0000-4000-8000-000000000000', '/nope']) {
-      expect((await call(fixture, 'GET', path)).status).toBe(404);
-      expect((await call(fixture, 'POST', `${path}/cancel`)).status).toBe(404);
+      expect((await call(sut, fixture, 'GET', path)).status).toBe(404);
+      expect((await call(sut, fixture, 'POST', `${path}/cancel`)).status).toBe(404);
     }
   });
 
@@ -173,24 +174,24 @@ describe('bulk replay', () => {
       );
       expect(captured).toHaveLength(1100);
 
-      const started = await call(fixture, 'POST', '', {});
+      const started = await call(sut, fixture, 'POST', '', {});
       expect(started.body.bulk_replay).toMatchObject({ status: 'running', total: 1100, done: 0 });
       const id = started.body.bulk_replay.id;
       // The stuck destination's 1,100 deliveries stay waiting (attempts time out, retries are 10 min away).
       await sleep(2000);
-      expect((await call(fixture, 'GET', `/${id}`)).body.bulk_replay).toMatchObject({
+      expect((await call(sut, fixture, 'GET', `/${id}`)).body.bulk_replay).toMatchObject({
         status: 'running',
         done: 0,
       });
 
-      const cancelled = await call(fixture, 'POST', `/${id}/cancel`);
+      const cancelled = await call(sut, fixture, 'POST', `/${id}/cancel`);
       expect(cancelled).toMatchObject({
         status: 200,
         body: { bulk_replay: { status: 'cancelled', done: 0 } },
       });
       expect(cancelled.body.bulk_replay.finished_at).toMatch(/Z$/);
       // Cancelling again changes nothing.
-      expect((await call(fixture, 'POST', `/${id}/cancel`)).body.bulk_replay).toEqual(
+      expect((await call(sut, fixture, 'POST', `/${id}/cancel`)).body.bulk_replay).toEqual(
         cancelled.body.bulk_replay,
       );
       const { rows } = await db.query(
@@ -200,6 +201,73 @@ describe('bulk replay', () => {
       expect(rows[0].dispatches).toBe(1100);
     } finally {
       await stuck.close();
+    }
+  }, 60_000);
+});
+
+describe('bulk replay by status', () => {
+  // No worker in the API process: a worker started once the replay is made dispatches it, so that the
+  // events' statuses can move on in between, as they do while a long replay waits.
+  let sut: TestApp;
+  let db: Client;
+  let destination: HttpsDestination;
+
+  beforeAll(async () => {
+    destination = await HttpsDestination.start();
+    sut = await startTestApp({ APP_ROLE: 'api' });
+    db = new Client({ connectionString: sut.env.DATABASE_URL });
+    await db.connect();
+  });
+  afterAll(async () => {
+    await db.end();
+    await sut.close();
+    await destination.close();
+  });
+
+  it('replays the events that had the status when it was made, whatever their status when their turn comes', async () => {
+    const fixture = await createEndpoint(sut.url);
+    await addDestination(sut.url, fixture, `${destination.url}/by-status`);
+    const events: string[] = [];
+    for (let n = 0; n < 4; n++) events.push(await capture(fixture, JSON.stringify({ n })));
+    const [stillFailed, deliveredSince, deadSince, failedSince] = events;
+    const setStatus = (status: string, ids: string[]) =>
+      db.query('update events set status = $1 where id = any($2)', [status, ids]);
+    await setStatus('failed', [stillFailed, deliveredSince, deadSince]);
+
+    const started = await call(sut, fixture, 'POST', '', { status: 'failed' });
+    expect(started.body.bulk_replay).toMatchObject({ status: 'running', total: 3, done: 0 });
+    await setStatus('delivered', [deliveredSince]);
+    await setStatus('dead_letter', [deadSince]);
+    await setStatus('failed', [failedSince]);
+
+    const worker = await spawnService({
+      APP_ROLE: 'worker',
+      DATABASE_URL: sut.env.DATABASE_URL,
+      REDIS_URL: sut.env.REDIS_URL,
+      REDIS_PREFIX: sut.env.REDIS_PREFIX,
+      LOG_LEVEL: 'warn',
+    });
+    try {
+      const finished = await eventually(
+        async () => (await call(sut, fixture, 'GET', `/${started.body.bulk_replay.id}`)).body.bulk_replay,
+        (replay) => replay.status !== 'running',
+        30_000,
+      );
+      expect(finished).toMatchObject({ status: 'completed', total: 3, done: 3 });
+      // Each event's capture is one dispatch; the replay made one more for each of the three it covers.
+      const { rows } = await db.query<{ event_id: string; dispatches: number }>(
+        'select event_id, count(distinct dispatch_id)::int as dispatches from deliveries where event_id = any($1) group by event_id',
+        [events],
+      );
+      expect(Object.fromEntries(rows.map((row) => [row.event_id, row.dispatches]))).toEqual({
+        [stillFailed]: 2,
+        [deliveredSince]: 2,
+        [deadSince]: 2,
+        [failedSince]: 1,
+      });
+      expect((await db.query('select count(*)::int as n from bulk_replay_events')).rows[0].n).toBe(0);
+    } finally {
+      await stopService(worker);
     }
   }, 60_000);
 });

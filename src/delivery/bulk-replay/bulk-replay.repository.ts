@@ -39,6 +39,8 @@ export interface BulkReplayRow {
 interface ChunkEvent {
   id: string;
   received_at: string;
+  /** Deleted since the replay was made (retention): passed over, counted as done. */
+  gone: boolean;
   verification_status: string;
   verification_reason: string | null;
   size: number;
@@ -77,6 +79,36 @@ function eventFilters(filter: BulkReplayFilter): EventFilters {
 }
 
 /**
+ * Whether a replay keeps the list of the events it covers (`bulk_replay_events`), made with it: when it
+ * filters by status, which moves on while the replay runs. The other filters (time range, `q`) hold for an
+ * event for good, and are tested again at each chunk, for any number of events, without a list.
+ */
+const listsEvents = (filter: BulkReplayFilter) => filter.status !== undefined;
+
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+/** After a replay's cursor, the last event dispatched (bindings: its received_at and id, both null at first). */
+const afterCursor = (receivedAt: string, id: string) =>
+  `(${receivedAt}, ${id}) > (coalesce(?::timestamptz, '-infinity'), coalesce(?::uuid, '${NIL_UUID}'))`;
+
+/** The next chunk of a replay that lists its events (bindings: the replay's id, its cursor, the size). */
+const LISTED_CHUNK = `
+  select s.event_id as id, s.received_at, e.id is null as gone, e.verification_status, e.verification_reason,
+         ${STORED_SIZE} as size
+  from bulk_replay_events s left join events e on e.id = s.event_id
+  where s.bulk_replay_id = ? and ${afterCursor('s.received_at', 's.event_id')}
+  order by s.received_at, s.event_id limit ?`;
+
+/**
+ * The next chunk of a replay whose filter is tested again (bindings: the filter's, the replay's
+ * created_at, its cursor, the size).
+ */
+const matchedChunk = (filterSql: string) => `
+  select id, received_at, false as gone, verification_status, verification_reason, ${STORED_SIZE} as size
+  from events
+  where ${filterSql} and received_at <= ?::timestamptz and ${afterCursor('received_at', 'id')}
+  order by received_at, id limit ?`;
+
+/**
  * Bulk replays and their dispatch. A replay covers the events that matched its filter when it was made
  * (received before its created_at), oldest first; its cursor is the last event dispatched.
  */
@@ -109,11 +141,22 @@ export class BulkReplayRepository {
         endpointId,
       ]);
       if (active.rows.length === 0) return null;
+      const listed = listsEvents(filter);
       const { rows } = await trx.raw(
-        `insert into bulk_replays (id, endpoint_id, status, filter, total)
-         select ?, ?, 'running', ?::jsonb, count(*)::int from events where ${where.sql} and received_at <= now()
-         returning ${COLUMNS}`,
-        [id, endpointId, JSON.stringify(filter), ...where.bindings] as never[],
+        `with matched as (
+           select received_at, id from events where ${where.sql} and received_at <= now()
+         ),
+         replay as (
+           insert into bulk_replays (id, endpoint_id, status, filter, total)
+           select ?, ?, 'running', ?::jsonb, count(*)::int from matched
+           returning ${COLUMNS}
+         ),
+         listed as (
+           insert into bulk_replay_events (bulk_replay_id, received_at, event_id)
+           select replay.id, matched.received_at, matched.id from replay, matched where ?
+         )
+         select * from replay`,
+        [...where.bindings, id, endpointId, JSON.stringify(filter), listed] as never[],
       );
       return rows[0] as BulkReplayRow;
     });
@@ -139,8 +182,12 @@ export class BulkReplayRepository {
   /** Cancels a running replay (what was dispatched stays); a finished one is returned as it is. */
   async cancel(endpointId: string, id: string): Promise<BulkReplayRow | null> {
     await this.knex.raw(
-      `update bulk_replays set status = 'cancelled', finished_at = now()
-       where id = ? and endpoint_id = ? and status = 'running'`,
+      `with cancelled as (
+         update bulk_replays set status = 'cancelled', finished_at = now()
+         where id = ? and endpoint_id = ? and status = 'running'
+         returning id
+       )
+       delete from bulk_replay_events where bulk_replay_id in (select id from cancelled)`,
       [id, endpointId],
     );
     return this.find(endpointId, id);
@@ -182,18 +229,17 @@ export class BulkReplayRepository {
       );
       const replay = locked.rows[0];
       if (!replay) return { deliveryIds: [], running: false };
+      const cursor = [replay.cursor_received_at, replay.cursor_event_id];
       const where = eventFilterSql(replay.endpoint_id, eventFilters(replay.filter));
-      const after =
-        replay.cursor_event_id === null ? 'true' : '(received_at, id) > (?::timestamptz, ?::uuid)';
-      const afterBindings =
-        replay.cursor_event_id === null ? [] : [replay.cursor_received_at, replay.cursor_event_id];
       const [chunk, destinations] = await Promise.all([
-        trx.raw(
-          `select id, received_at, verification_status, verification_reason, ${STORED_SIZE} as size from events
-           where ${where.sql} and received_at <= ?::timestamptz and ${after}
-           order by received_at, id limit ?`,
-          [...where.bindings, replay.created_at, ...afterBindings, size] as never[],
-        ),
+        listsEvents(replay.filter)
+          ? trx.raw(LISTED_CHUNK, [id, ...cursor, size])
+          : trx.raw(matchedChunk(where.sql), [
+              ...where.bindings,
+              replay.created_at,
+              ...cursor,
+              size,
+            ] as never[]),
         trx.raw(
           `select id, is_active, filter from destinations where endpoint_id = ? and is_active order by id`,
           [replay.endpoint_id],
@@ -202,7 +248,12 @@ export class BulkReplayRepository {
       const events = chunk.rows as ChunkEvent[];
       const deliveryIds = await insertDispatches(
         trx,
-        await this.routes(trx, events, destinations.rows as ActiveDestination[], replay.enforced),
+        await this.routes(
+          trx,
+          events.filter((event) => !event.gone),
+          destinations.rows as ActiveDestination[],
+          replay.enforced,
+        ),
       );
       const last = events.at(-1);
       const finished = events.length < size;
@@ -216,6 +267,7 @@ export class BulkReplayRepository {
          where id = ?`,
         [events.length, last?.received_at ?? null, last?.id ?? null, finished, finished, id],
       );
+      if (finished) await trx.raw(`delete from bulk_replay_events where bulk_replay_id = ?`, [id]);
       return { deliveryIds, running: !finished };
     });
   }
