@@ -126,6 +126,33 @@ describe('issues', () => {
     expect(await attemptsMade(destinationId)).toBe(EVENTS * ATTEMPTS);
   }, 60_000);
 
+  it('counts every failure, those followed by a success in the same batch of records too', async () => {
+    const destination = await app.server();
+    // Every other request fails: failures and successes of concurrent deliveries are recorded together.
+    let failed = 0;
+    let answered = 0;
+    destination.always((_request, response) => {
+      if (answered++ % 2 === 0) return answer(200, 'ok')(_request, response);
+      failed++;
+      answer(503, 'busy')(_request, response);
+    });
+    const fixture = await createEndpoint(app.sut.url);
+    const destinationId = await addDestination(app.sut.url, fixture, destination.url);
+    const ids = await Promise.all(Array.from({ length: 40 }, (_, n) => capture(fixture, `{"n":${n}}`)));
+    for (const id of ids)
+      await waitForEvent(app.sut.url, fixture, id, (event) =>
+        ['delivered', 'dead_letter'].includes(event.status),
+      );
+
+    const { rows } = await app.db.query<{ failures: number }>(
+      'select coalesce(sum(failure_count), 0)::int as failures from issues where destination_id = $1',
+      [destinationId],
+    );
+    expect(failed).toBeGreaterThan(0);
+    expect(rows[0].failures).toBe(failed);
+    expect(await attemptsMade(destinationId)).toBe(answered);
+  }, 60_000);
+
   it('asks the AI engine for at most 30 new diagnoses a minute through issues; a cached one is always shown', async () => {
     const destination = await app.server();
     destination.always(answer(500, 'boom'));

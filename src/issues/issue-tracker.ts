@@ -41,7 +41,9 @@ interface DestinationAttempts {
   destinationId: string;
   /** It delivered at least once: its unresolved issues resolve, its failure count starts again. */
   succeeded: boolean;
-  /** The failures after its last success in the batch (those before are followed by a success). */
+  /** The failures before its last success in the batch: counted into issues that this success resolves. */
+  resolvedFailures: TrackedAttempt[];
+  /** The failures after its last success in the batch (all of them, when it did not deliver). */
   failures: TrackedAttempt[];
 }
 
@@ -110,7 +112,7 @@ const COUNT_FAILURES: PreparedStatement = {
   select * from counted where auto_paused`,
 };
 
-/** Each destination's attempts of the batch: did it deliver, and which failures came after its last success. */
+/** Each destination's attempts of the batch: did it deliver, and which failures came before and after its last success. */
 function byDestination(attempts: readonly TrackedAttempt[]): DestinationAttempts[] {
   const groups = new Map<string, DestinationAttempts>();
   const ordered = [...attempts].sort((a, b) => a.at.getTime() - b.at.getTime());
@@ -118,11 +120,12 @@ function byDestination(attempts: readonly TrackedAttempt[]): DestinationAttempts
     if (!attempt.succeeded && !attempt.failure) continue;
     let group = groups.get(attempt.destinationId);
     if (!group) {
-      group = { destinationId: attempt.destinationId, succeeded: false, failures: [] };
+      group = { destinationId: attempt.destinationId, succeeded: false, resolvedFailures: [], failures: [] };
       groups.set(attempt.destinationId, group);
     }
     if (attempt.succeeded) {
       group.succeeded = true;
+      group.resolvedFailures.push(...group.failures);
       group.failures = [];
     } else {
       group.failures.push(attempt);
@@ -132,9 +135,9 @@ function byDestination(attempts: readonly TrackedAttempt[]): DestinationAttempts
 }
 
 /** One row per (destination, kind): how many failures, the first and the latest. */
-function failureGroups(destinations: readonly DestinationAttempts[]) {
+function failureGroups(failures: readonly TrackedAttempt[]) {
   const groups = new Map<string, { first: TrackedAttempt; last: TrackedAttempt; count: number }>();
-  for (const attempt of destinations.flatMap((destination) => destination.failures)) {
+  for (const attempt of failures) {
     const key = `${attempt.destinationId}/${attempt.failure!.kind}`;
     const group = groups.get(key);
     if (group) {
@@ -143,6 +146,23 @@ function failureGroups(destinations: readonly DestinationAttempts[]) {
     } else groups.set(key, { first: attempt, last: attempt, count: 1 });
   }
   return [...groups.values()];
+}
+
+/** Counts failures into their issues, opening those not open yet; answers the issues opened. */
+async function countFailures(trx: Knex, failures: readonly TrackedAttempt[]): Promise<Issue[]> {
+  const groups = failureGroups(failures);
+  if (groups.length === 0) return [];
+  const { rows } = await runPrepared<{ rows: (IssueRow & { opened: boolean })[] }>(trx, UPSERT, [
+    groups.map((group) => group.first.endpointId),
+    groups.map((group) => group.first.destinationId),
+    groups.map((group) => group.first.failure!.kind),
+    groups.map((group) => group.last.failure!.summary),
+    groups.map((group) => group.count),
+    groups.map((group) => group.first.at.toISOString()),
+    groups.map((group) => group.last.at.toISOString()),
+    groups.map((group) => group.last.eventId),
+  ]);
+  return rows.filter((row) => row.opened).map(issueOf);
 }
 
 /**
@@ -163,6 +183,13 @@ export class IssueTracker {
     const destinations = byDestination(attempts);
     const changes: TrackedChanges = { opened: [], resolved: [], paused: [], channelIds: [] };
     if (destinations.length === 0) return changes;
+    // Failures, then the success that resolves their issues, then the failures after it, in that order.
+    changes.opened.push(
+      ...(await countFailures(
+        trx,
+        destinations.flatMap((each) => each.resolvedFailures),
+      )),
+    );
     const delivered = destinations.filter((destination) => destination.succeeded);
     if (delivered.length > 0) {
       const { rows } = await runPrepared<{ rows: IssueRow[] }>(trx, RESOLVE, [
@@ -171,20 +198,12 @@ export class IssueTracker {
       ]);
       changes.resolved = rows.map(issueOf);
     }
-    const groups = failureGroups(destinations);
-    if (groups.length > 0) {
-      const { rows } = await runPrepared<{ rows: (IssueRow & { opened: boolean })[] }>(trx, UPSERT, [
-        groups.map((group) => group.first.endpointId),
-        groups.map((group) => group.first.destinationId),
-        groups.map((group) => group.first.failure!.kind),
-        groups.map((group) => group.last.failure!.summary),
-        groups.map((group) => group.count),
-        groups.map((group) => group.first.at.toISOString()),
-        groups.map((group) => group.last.at.toISOString()),
-        groups.map((group) => group.last.eventId),
-      ]);
-      changes.opened = rows.filter((row) => row.opened).map(issueOf);
-    }
+    changes.opened.push(
+      ...(await countFailures(
+        trx,
+        destinations.flatMap((each) => each.failures),
+      )),
+    );
     const { rows } = await runPrepared<{
       rows: {
         id: string;
