@@ -179,6 +179,7 @@ describe('API keys', () => {
       [{ name: 'x', expires_at: 'tomorrow' }, /expires_at must be an ISO 8601 date-time/],
       [{ name: 'x', expires_at: 42 }, /expires_at must be an ISO 8601 date-time/],
       [{ name: 'x', expires_at: '2020-01-01T00:00:00Z' }, /expires_at must be in the future/],
+      [{ name: 'x', expires_at: '9999-12-31T23:00:00-05:00' }, /expires_at must be before the year 10000/],
       [{ name: 'x', owner: 'me' }, /owner/],
     ];
     for (const [body, message] of cases) {

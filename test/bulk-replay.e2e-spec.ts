@@ -139,6 +139,7 @@ describe('bulk replay', () => {
   it.each([
     ['a status that is not one', { status: 'lost' }, 'status'],
     ['a from that is not a date', { from: 'yesterday' }, 'from'],
+    ['a from in the year 0', { from: '0000-01-01' }, 'from'],
     ['a q that is not a string', { q: 42 }, 'q'],
     ['a dry_run that is not a boolean', { dry_run: 'yes' }, 'dry_run'],
     ['an unknown field', { page: 2 }, 'page'],

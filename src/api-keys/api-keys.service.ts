@@ -9,6 +9,7 @@ import {
 } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { AuthUser } from '../common/decorators/current-user.decorator';
+import { isStorableInstant } from '../common/storable-instant';
 import { hashToken } from '../common/token-hash';
 import { User } from '../users/user.entity';
 import { revoked, Revocations } from '../access/revocations';
@@ -54,6 +55,8 @@ export class ApiKeysService {
     const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
     if (expiresAt && expiresAt.getTime() <= Date.now())
       throw new BadRequestException('expires_at must be in the future');
+    if (expiresAt && !isStorableInstant(expiresAt))
+      throw new BadRequestException('expires_at must be before the year 10000');
     const em = this.em.fork();
     if ((await em.count(ApiKey, { user: userId })) >= MAX_API_KEYS)
       throw new ConflictException(`you have ${MAX_API_KEYS} API keys, the most allowed: revoke one first`);

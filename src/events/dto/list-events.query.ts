@@ -7,6 +7,7 @@ import {
   VERIFICATION_STATUSES,
   type VerificationStatus,
 } from '../event.entity';
+import { isStorableInstant } from '../../common/storable-instant';
 import type { EventFilters } from '../events.repository';
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -17,7 +18,10 @@ const MAX_PAGE = 1_000_000;
 const toWholeNumber = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value;
 
-/** An ISO 8601 date or date-time; a date-time without an offset is read as UTC. Null when invalid. */
+/**
+ * An ISO 8601 date or date-time; a date-time without an offset is read as UTC. Null when invalid, or when
+ * the instant falls outside the years 1 to 9999 in UTC (`isStorableInstant`).
+ */
 export function parseInstant(value: string): Date | null {
   const match =
     /^(\d{4})-(\d{2})-(\d{2})(?:T([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i.exec(
@@ -29,7 +33,7 @@ export function parseInstant(value: string): Date | null {
   if (calendarDay.getUTCMonth() !== Number(month) - 1 || calendarDay.getUTCDate() !== Number(day))
     return null;
   const instant = new Date(hour !== undefined && offset === undefined ? `${value}Z` : value);
-  return Number.isNaN(instant.getTime()) ? null : instant;
+  return isStorableInstant(instant) ? instant : null;
 }
 
 function IsInstant(parameter: string): PropertyDecorator {
