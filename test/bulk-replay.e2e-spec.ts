@@ -5,6 +5,7 @@ import { HttpsDestination, type Responder } from './support/https-destination';
 import { eventually } from './support/eventually';
 import { spawnService, stopService } from './support/service-process';
 import { startTestApp, type TestApp } from './support/test-app';
+import { useDeliveryApp } from './support/delivery-app';
 import { addDestination, capture, createEndpoint, type EndpointFixture } from './support/webhook-fixtures';
 import { acknowledgedIds, captureAtRate } from './reliability/support/provider-load';
 
@@ -209,25 +210,12 @@ describe('bulk replay', () => {
 describe('bulk replay by status', () => {
   // No worker in the API process: a worker started once the replay is made dispatches it, so that the
   // events' statuses can move on in between, as they do while a long replay waits.
-  let sut: TestApp;
-  let db: Client;
-  let destination: HttpsDestination;
-
-  beforeAll(async () => {
-    destination = await HttpsDestination.start();
-    sut = await startTestApp({ APP_ROLE: 'api' });
-    db = new Client({ connectionString: sut.env.DATABASE_URL });
-    await db.connect();
-  });
-  afterAll(async () => {
-    await db.end();
-    await sut.close();
-    await destination.close();
-  });
+  const app = useDeliveryApp({ APP_ROLE: 'api' });
 
   it('replays the events that had the status when it was made, whatever their status when their turn comes', async () => {
+    const { sut, db } = app;
     const fixture = await createEndpoint(sut.url);
-    await addDestination(sut.url, fixture, `${destination.url}/by-status`);
+    await addDestination(sut.url, fixture, `${(await app.server()).url}/by-status`);
     const events: string[] = [];
     for (let n = 0; n < 4; n++) events.push(await capture(fixture, JSON.stringify({ n })));
     const [stillFailed, deliveredSince, deadSince, failedSince] = events;

@@ -1,4 +1,4 @@
-import { bodyBytes, forwardedHeaders, targetPath } from './forwarder';
+import { bodyBytes, forwardedHeaders } from './forwarder';
 
 describe(forwardedHeaders.name, () => {
   it('keeps the end-to-end headers, lists included', () => {
@@ -41,20 +41,6 @@ describe(forwardedHeaders.name, () => {
     expect(forwardedHeaders({ 'x-number': 3, 'x-mixed': ['a', 1], 'x-text': 't' })).toEqual({
       'x-text': 't',
     });
-  });
-});
-
-describe(targetPath.name, () => {
-  it("appends the captured query string to the forward-to URL's path", () => {
-    expect(targetPath(new URL('http://localhost:4000/hooks'), 'a=1&b=%20')).toBe('/hooks?a=1&b=%20');
-  });
-
-  it("keeps the forward-to URL's own query first", () => {
-    expect(targetPath(new URL('http://localhost:4000/hooks?env=dev'), 'a=1')).toBe('/hooks?env=dev&a=1');
-  });
-
-  it('adds no "?" when there is no query', () => {
-    expect(targetPath(new URL('http://localhost:4000'), '')).toBe('/');
   });
 });
 

@@ -1,6 +1,7 @@
 import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
+import { targetPath } from '../common/request-target';
 import type { CapturedEvent } from './api-client';
 
 /** The parts of a captured event that make up the original request. */
@@ -47,12 +48,6 @@ export function forwardedHeaders(captured: Record<string, unknown>): OutgoingHtt
 
 function isStringList(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
-}
-
-/** The forward-to URL's path with its own query, then the captured query string. */
-export function targetPath(target: URL, query: string): string {
-  const search = [target.search.slice(1), query].filter(Boolean).join('&');
-  return search ? `${target.pathname}?${search}` : target.pathname;
 }
 
 export function bodyBytes(event: Pick<CapturedRequest, 'body' | 'body_encoding'>): Buffer {

@@ -12,7 +12,7 @@ import {
   type RecordedAttempt,
 } from './attempts.repository';
 import { DeferredDeliveryError, RetryableDeliveryError, retryDelay } from './delivery-jobs';
-import { DeliverySender, destinationUrlWithQuery, forwardedHeaders } from './delivery-sender';
+import { DeliverySender, forwardedHeaders } from './delivery-sender';
 import { DestinationSlots } from './destination-slots';
 import { FifoPumps } from './fifo-pumps.service';
 import { FlowControlGate, type GateAnswer } from './flow-control-gate';
@@ -221,7 +221,8 @@ export class DeliveryAttemptService {
     try {
       outcome = await this.sender.send({
         method: delivery.method,
-        url: destinationUrlWithQuery(destination.url, delivery.query),
+        url: destination.url,
+        query: delivery.query,
         headers,
         body: delivery.body,
       });

@@ -9,6 +9,7 @@ import type { Dispatcher } from 'undici';
 import Agent from 'undici/lib/dispatcher/agent.js';
 import buildConnector from 'undici/lib/core/connect.js';
 import { isPrivateAddress } from '../common/network/private-address';
+import { targetPath } from '../common/request-target';
 import type { Environment } from '../config/environment';
 
 /** The part of a destination's response body that is kept. */
@@ -36,6 +37,8 @@ const isDropped = (name: string) =>
 export interface OutgoingRequest {
   method: string;
   url: string;
+  /** The captured query string, appended to the URL's own as it came (`targetPath`); absent: none. */
+  query?: string;
   headers: Record<string, string | string[]>;
   body: Buffer;
 }
@@ -122,14 +125,6 @@ export function createHttpDispatcher(allowPrivateNetworks: boolean): Dispatcher 
     keepAliveTimeoutThreshold: KEEP_ALIVE_MARGIN_MS,
     ...(allowPrivateNetworks ? {} : { connect: publicOnlyConnector() }),
   });
-}
-
-/** The original URL's query string appended to the destination URL. */
-export function destinationUrlWithQuery(destinationUrl: string, query: string): string {
-  if (!query) return destinationUrl;
-  const url = new URL(destinationUrl);
-  url.search = url.search ? `${url.search.slice(1)}&${query}` : query;
-  return url.toString();
 }
 
 /**
@@ -336,7 +331,7 @@ export class DeliverySender implements OnModuleDestroy {
       this.dispatcher.dispatch(
         {
           origin: url.origin,
-          path: `${url.pathname}${url.search}`,
+          path: targetPath(url, outgoing.query ?? ''),
           method: outgoing.method,
           headers: withUserInfo(url, outgoing.headers),
           body: outgoing.body.length > 0 ? outgoing.body : null,
