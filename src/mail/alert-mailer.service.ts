@@ -118,8 +118,8 @@ export class AlertMailer {
     });
     const intro =
       count === 1
-        ? `Every delivery attempt of a webhook captured by your endpoint "${batch.endpointName}" failed, so it is now dead-lettered.`
-        : `Every delivery attempt of ${count} webhooks captured by your endpoint "${batch.endpointName}" failed, so they are now dead-lettered.`;
+        ? `A webhook captured by your endpoint "${batch.endpointName}" could not be delivered, so it is now dead-lettered: below, each destination's last response (its retries ran out, or the destination was removed or switched off).`
+        : `${count} webhooks captured by your endpoint "${batch.endpointName}" could not be delivered, so they are now dead-lettered: below, each destination's last response (its retries ran out, or the destination was removed or switched off).`;
     const outro = 'The events are kept: fix the destination, then replay them from the dashboard or the API.';
     const greeting = `Hi ${namesText(batch.recipients.map((recipient) => recipient.name))},`;
     const text = [greeting, '', intro, '', ...blocks.flatMap((block) => [block, '']), outro].join('\n');
