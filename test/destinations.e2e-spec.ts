@@ -146,6 +146,23 @@ describe('destinations', () => {
     expect((await ownCall('GET', path)).body.destinations[0].backlog).toEqual(expected);
     const endpoint = await ownCall('GET', `/api/endpoints/${own.endpointId}`);
     expect(endpoint.body.endpoint.destinations[0].backlog).toEqual(expected);
+
+    // A new URL: the waiting deliveries' next attempts go there, and they say so; the others keep theirs.
+    const moved = await api(sut.url, 'PATCH', destinationPath, {
+      token: own.user.accessToken,
+      body: { url: 'https://api.example.com/moved' },
+    });
+    expect(moved.status).toBe(200);
+    const urls = await db.query<{ destination_url: string }>(
+      'select destination_url from deliveries where event_id = any($1) order by created_at',
+      [eventIds],
+    );
+    expect(urls.rows.map((row) => row.destination_url)).toEqual([
+      'https://api.example.com/backlog',
+      'https://api.example.com/backlog',
+      'https://api.example.com/moved',
+      'https://api.example.com/moved',
+    ]);
   });
 
   it('keeps a secret and returns it', async () => {
