@@ -1,4 +1,4 @@
-import { chatBody, composeMessage, DISCORD_CONTENT_LIMIT, testMessage } from './channel-messages';
+import { chatBody, composeMessage, DISCORD_CONTENT_LIMIT, messageId, testMessage } from './channel-messages';
 import type { PendingNotification } from './notification-channel';
 
 const SITE = 'https://hooktrail.example';
@@ -98,5 +98,16 @@ describe(chatBody.name, () => {
     const { content } = chatBody('discord', long);
     expect(content).toHaveLength(DISCORD_CONTENT_LIMIT);
     expect(content.endsWith('…')).toBe(true);
+  });
+});
+
+describe(messageId.name, () => {
+  it('is the same for the same notifications, and another once the message holds more or others', () => {
+    const first = messageId('channel-1', ['n-1', 'n-2']);
+    expect(messageId('channel-1', ['n-2', 'n-1'])).toBe(first);
+    expect(messageId('channel-1', ['n-1', 'n-2', 'n-3'])).not.toBe(first);
+    expect(messageId('channel-1', ['n-1'])).not.toBe(first);
+    expect(messageId('channel-2', ['n-1', 'n-2'])).not.toBe(first);
+    expect(first).toMatch(/^ntf_channel-1_[\w-]{22}$/);
   });
 });

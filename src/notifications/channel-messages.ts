@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { PendingNotification } from './notification-channel';
 import { DIGEST_ITEM_LIMIT } from './notification-jobs';
 
@@ -11,6 +12,18 @@ export interface WebhookNotificationBody {
   type: string;
   data: Record<string, unknown>;
   created_at: string;
+}
+
+/**
+ * The `hooktrail-id` of a channel's message: the same for the same notifications (a retry of the message
+ * sent again), another as soon as the message holds others (a retry after more were gathered, which is
+ * another message, that a receiver de-duplicating by id must not drop).
+ */
+export function messageId(channelId: string, notificationIds: readonly string[]): string {
+  const digest = createHash('sha256')
+    .update([...notificationIds].sort().join(','))
+    .digest('base64url');
+  return `ntf_${channelId}_${digest.slice(0, 22)}`;
 }
 
 /** One message for a channel, in each of the forms its type needs. */

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment';
-import { composeMessage } from './channel-messages';
+import { composeMessage, messageId } from './channel-messages';
 import { ChannelSendError, ChannelSender } from './channel-sender.service';
 import { DISABLE_AFTER_DROPPED_MESSAGES, NOTIFICATION_WINDOW_MS } from './notification-jobs';
 import { NotificationScheduler } from './notification-scheduler.service';
@@ -52,12 +52,7 @@ export class NotificationDispatcher {
         if (pending.length === 0) return null;
         const ids = pending.map((notification) => notification.id);
         try {
-          // The id of its first notification: the same on every retry of this message.
-          await this.sender.send(
-            channel,
-            composeMessage(pending, this.siteUrl),
-            `ntf_${channelId}_${ids[0]}`,
-          );
+          await this.sender.send(channel, composeMessage(pending, this.siteUrl), messageId(channelId, ids));
         } catch (error) {
           const failure =
             error instanceof ChannelSendError ? error : new ChannelSendError((error as Error).message);
