@@ -216,6 +216,25 @@ describe('capture URL', () => {
     });
   });
 
+  it('keeps every value of a header sent more than once, where Node keeps the first or joins them', async () => {
+    const response = await send(sut.url, 'POST', `/in/${endpoint.token}`, {
+      headers: {
+        'Content-Type': ['application/json', 'text/plain'],
+        'User-Agent': ['first/1', 'second/2'],
+        'X-Many': ['one', 'two, three'],
+        'X-Once': 'only',
+      },
+      body: '{}',
+    });
+    const event = await loadEvent(response.json.id);
+    expect(event.headers).toMatchObject({
+      'content-type': ['application/json', 'text/plain'],
+      'user-agent': ['first/1', 'second/2'],
+      'x-many': ['one', 'two, three'],
+      'x-once': 'only',
+    });
+  });
+
   it('answers 404 for an unknown token and stores nothing', async () => {
     const before = await countEvents();
     for (const token of ['x'.repeat(32), 'not a token', 'a'.repeat(99)]) {

@@ -12,10 +12,10 @@ export function send(
   baseUrl: string,
   method: string,
   path: string,
-  options: { headers?: Record<string, string>; body?: Buffer | string; chunked?: boolean } = {},
+  options: { headers?: Record<string, string | string[]>; body?: Buffer | string; chunked?: boolean } = {},
 ): Promise<RawResponse> {
   const body = options.body === undefined ? undefined : Buffer.from(options.body);
-  const headers: Record<string, string> = { ...options.headers };
+  const headers: Record<string, string | string[]> = { ...options.headers };
   if (body !== undefined && !options.chunked) headers['content-length'] = String(body.length);
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${baseUrl}${path}`, { method, headers }, (res) => {

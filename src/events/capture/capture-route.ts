@@ -12,6 +12,7 @@ import {
 import type { Environment } from '../../config/environment';
 import { captureOutcomeOf, type Metrics } from '../../metrics/metrics.service';
 import type { CaptureOutcome, CaptureService } from './capture.service';
+import { capturedHeaders } from './captured-headers';
 
 const CAPTURED_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 
@@ -166,7 +167,7 @@ export class CaptureEdge {
         {
           token,
           method: request.method as string,
-          headers: request.headers,
+          headers: capturedHeaders(request),
           query,
           body,
           sourceIp: sourceIp(request),
