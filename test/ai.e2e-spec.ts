@@ -112,6 +112,8 @@ describe('AI analysis (local engine)', () => {
         { framework: 'django' },
         { language: 'python', framework: 'express' },
         { language: 'go', framework: 'fastify' },
+        { language: 'constructor', framework: 'express' },
+        { language: 'toString', framework: 'express' },
       ]) {
         const response = await api(sut.url, 'POST', route(fixture, eventId, 'handler'), {
           token: fixture.user.accessToken,

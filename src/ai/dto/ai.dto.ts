@@ -22,7 +22,10 @@ const sent = (_dto: unknown, value: unknown) => value !== undefined;
 class FrameworkFitsLanguage implements ValidatorConstraintInterface {
   validate(framework: string, args: ValidationArguments): boolean {
     const language = ((args.object as HandlerRequestDto).language ?? 'typescript') as HandlerLanguage;
-    const allowed: readonly string[] = HANDLER_FRAMEWORKS[language] ?? [];
+    // Own keys only: a language such as "constructor" would find an inherited property of the object.
+    const allowed: readonly string[] = Object.hasOwn(HANDLER_FRAMEWORKS, language)
+      ? HANDLER_FRAMEWORKS[language]
+      : [];
     return allowed.includes(framework);
   }
 
