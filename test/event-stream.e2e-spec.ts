@@ -9,7 +9,7 @@ import {
   streamKey,
   watchedKey,
 } from '../src/realtime/event-change.publisher';
-import { EventStreamService, WATCH_RENEW_MS } from '../src/realtime/event-stream.service';
+import { EventStreamService, READ_PAGE_ENTRIES, WATCH_RENEW_MS } from '../src/realtime/event-stream.service';
 import { api } from './support/api-client';
 import { eventually } from './support/eventually';
 import { HttpsDestination } from './support/https-destination';
@@ -130,6 +130,33 @@ describe('event stream (SSE)', () => {
     expect(new Set(resumed.messages.map((message) => message.id)).size).toBe(resumed.messages.length);
   });
 
+  it('tells a first connection where the stream stands, so a dashboard that saw no change yet resumes from there', async () => {
+    const quiet = await createEndpoint(sut.url);
+    const url = (baseUrl: string) => `${baseUrl}/api/endpoints/${quiet.endpointId}/events/stream`;
+    const before = await capture(quiet, '{"n":"before"}');
+    const first = await SseClient.open(url(sut.url), quiet.user.accessToken);
+    clients.push(first);
+    const position = await eventually(
+      async () => first.lastEventId,
+      (id) => id !== '',
+    );
+    expect(first.messages).toEqual([]);
+    first.close();
+
+    const missed = [await capture(quiet, '{"n":1}'), await capture(quiet, '{"n":2}')];
+    const resumed = await SseClient.open(
+      url(`http://127.0.0.1:${second.port}`),
+      quiet.user.accessToken,
+      position,
+    );
+    clients.push(resumed);
+    for (const eventId of missed)
+      await resumed.waitFor(
+        (message) => message.event === 'event.created' && JSON.parse(message.data).id === eventId,
+      );
+    expect(resumed.messages.map((message) => JSON.parse(message.data).id)).not.toContain(before);
+  });
+
   it('resumes inside an entry of many changes, and after an entry id or an entry of an earlier version', async () => {
     const endpoint = await createEndpoint(sut.url);
     const redis = new Redis(sut.env.REDIS_URL);
@@ -156,6 +183,29 @@ describe('event stream (SSE)', () => {
       ]);
       // An entry id, as dashboards were sent when an entry held one change, stands for the whole entry.
       expect((await resume(batch, 'm-4')).map(([, id]) => id)).toEqual(['m-3', 'm-4']);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('resumes after more entries than one read of the stream takes', async () => {
+    const endpoint = await createEndpoint(sut.url);
+    const redis = new Redis(sut.env.REDIS_URL);
+    try {
+      const other = otherProcess(redis, sut.env.REDIS_PREFIX, endpoint.endpointId);
+      const first = await other.add('p-0');
+      const count = READ_PAGE_ENTRIES * 2 + 1;
+      for (let n = 1; n <= count; n++) await other.add(`p-${n}`);
+      const client = await SseClient.open(
+        `${sut.url}/api/endpoints/${endpoint.endpointId}/events/stream`,
+        endpoint.user.accessToken,
+        first,
+      );
+      clients.push(client);
+      await client.waitFor((message) => JSON.parse(message.data).id === `p-${count}`);
+      expect(client.messages.map((message) => JSON.parse(message.data).id)).toEqual(
+        Array.from({ length: count }, (_, index) => `p-${index + 1}`),
+      );
     } finally {
       redis.disconnect();
     }

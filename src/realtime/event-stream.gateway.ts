@@ -66,6 +66,10 @@ export class EventStreamGateway implements OnModuleDestroy {
       'x-accel-buffering': 'no',
     });
     raw.write(': connected\n\n');
+    // A first connection is told where the stream stands (an id and no data, which dispatches nothing), so
+    // that a dashboard that has seen no change yet still resumes from there after a drop.
+    const position = lastSent ? undefined : this.changes.position(endpointId);
+    if (position !== undefined) raw.write(`id: ${position}\n\n`);
     this.streams.add(raw);
     const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), HEARTBEAT_MS);
     // The stream ends when the access it was opened with does (the API key revoked or expired, the team left,
@@ -85,7 +89,13 @@ export class EventStreamGateway implements OnModuleDestroy {
     request.raw.once('close', cleanUp);
     raw.once('close', cleanUp);
     if (lastSent && buffered) {
-      const missed = await this.changes.since(endpointId, lastSent).catch(() => []);
+      // Missed changes that cannot be read (Redis away) end the stream: the dashboard reconnects with the
+      // same Last-Event-ID and they are read then, rather than skipped for the live ones after them.
+      const missed = await this.changes.since(endpointId, lastSent).catch(() => null);
+      if (missed === null) {
+        raw.end();
+        return;
+      }
       missed.forEach(send);
       const live = buffered;
       buffered = undefined;

@@ -21,6 +21,8 @@ type Listener = (change: StreamedChange) => void;
 
 /** How often a process renews its watch on the endpoints it has dashboards open for (watchedKey). */
 export const WATCH_RENEW_MS = 60_000;
+/** Stream entries read per XRANGE call: a dashboard resuming after minutes away may have many more. */
+export const READ_PAGE_ENTRIES = 1000;
 
 /**
  * Compares stream entry ids (`<ms>-<seq>`) or change ids (`<ms>-<seq>-<index>`: the change's place in
@@ -122,6 +124,14 @@ export class EventStreamService implements OnModuleInit, OnApplicationShutdown {
     };
   }
 
+  /**
+   * Where this process's reading of the endpoint's stream stands, once a `listen` has resolved: every
+   * change after it reaches the listeners. Undefined when it could not be read (Redis away).
+   */
+  position(endpointId: string): string | undefined {
+    return this.readers.get(endpointId)?.readUpTo;
+  }
+
   /** The endpoint's changes after `lastId` that the stream still holds (the last STREAM_HISTORY_MS). */
   async since(endpointId: string, lastId: string): Promise<StreamedChange[]> {
     const changes = await this.read(endpointId, entryIdOf(lastId), '+');
@@ -170,14 +180,21 @@ export class EventStreamService implements OnModuleInit, OnApplicationShutdown {
     return reader;
   }
 
+  /** The changes of the entries from `start` to `end`, read a page of READ_PAGE_ENTRIES at a time. */
   private async read(endpointId: string, start: string, end: string): Promise<StreamedChange[]> {
-    const entries = await this.redis.xrange(streamKey(this.prefix, endpointId), start, end, 'COUNT', 10_000);
-    return entries.flatMap(([entryId, fields]) => {
-      // An entry holds one field: `changes`, or `change` (one change) when an earlier version wrote it.
-      const value = JSON.parse(fields[1]) as EventChange[] | EventChange;
-      const changes = Array.isArray(value) ? value : [value];
-      return changes.map((change, index) => ({ id: `${entryId}-${index}`, ...change }));
-    });
+    const stream = streamKey(this.prefix, endpointId);
+    const changes: StreamedChange[] = [];
+    for (let from = start; ;) {
+      const entries = await this.redis.xrange(stream, from, end, 'COUNT', READ_PAGE_ENTRIES);
+      for (const [entryId, fields] of entries) {
+        // An entry holds one field: `changes`, or `change` (one change) when an earlier version wrote it.
+        const value = JSON.parse(fields[1]) as EventChange[] | EventChange;
+        const entryChanges = Array.isArray(value) ? value : [value];
+        entryChanges.forEach((change, index) => changes.push({ id: `${entryId}-${index}`, ...change }));
+      }
+      if (entries.length < READ_PAGE_ENTRIES) return changes;
+      from = `(${entries[entries.length - 1][0]}`;
+    }
   }
 
   private dispatch(message: string): void {

@@ -8,6 +8,8 @@ export interface SseMessage {
 export class SseClient {
   readonly messages: SseMessage[] = [];
   readonly comments: string[] = [];
+  /** The id of the last message (one with no data too): where a reconnect resumes. */
+  lastEventId = '';
   status = 0;
   /** Settles when the stream ends: closed by the server, or by close(). */
   closed: Promise<void> = Promise.resolve();
@@ -65,6 +67,7 @@ export class SseClient {
       else if (line.startsWith('event: ')) message.event = line.slice(7);
       else if (line.startsWith('data: ')) message.data += line.slice(6);
     }
+    if (message.id !== undefined) this.lastEventId = message.id;
     if (message.data) this.messages.push(message);
   }
 }

@@ -19,10 +19,14 @@ export class SseParser {
   private dataLines: string[] = [];
   private eventType = '';
   private first = true;
+  /** The `id:` of the message being read: it becomes the last event id when the message ends. */
+  private idBuffer: string;
+  /** The last event id: that of the last message completed (one with no data too). */
   lastEventId: string;
 
   constructor(lastEventId = '') {
     this.lastEventId = lastEventId;
+    this.idBuffer = lastEventId;
   }
 
   /** Feeds decoded text; returns the messages completed by it. */
@@ -50,6 +54,9 @@ export class SseParser {
 
   private processLine(line: string, messages: SseMessage[]): void {
     if (line === '') {
+      // As the standard has it: a message's id counts once the message is complete, not while it is cut
+      // off (a drop mid-message resumes before it), and a message with an id and no data sets it too.
+      this.lastEventId = this.idBuffer;
       if (this.dataLines.length > 0) {
         messages.push({
           event: this.eventType || 'message',
@@ -74,7 +81,7 @@ export class SseParser {
         this.dataLines.push(value);
         break;
       case 'id':
-        if (!value.includes('\0')) this.lastEventId = value;
+        if (!value.includes('\0')) this.idBuffer = value;
         break;
       default:
         // `retry` and unknown fields: ignored (the back-off is ours).
