@@ -1,4 +1,4 @@
-import { issueFiltersOf, issueFiltersQuery, issuesApiQuery } from './issues';
+import { issueFiltersOf, issueFiltersQuery, issuesApiQuery, offersDiagnosis } from './issues';
 import { parseHash } from './router';
 
 /** The issues page's filters: read from the hash, written back to it, and sent to the API. */
@@ -41,5 +41,16 @@ describe('issues page filters', () => {
     expect(route.name === 'issues' && route.params.get('status')).toBe('resolved');
     expect(parseHash('#/notifications')).toEqual({ name: 'notifications' });
     expect(parseHash('#/notifications/x')).toEqual({ name: 'not-found' });
+  });
+});
+
+/** Whether an issue offers its AI diagnosis: the plan of its endpoint, as the API judges it. */
+describe(offersDiagnosis.name, () => {
+  it("offers it on a team's endpoint whatever the caller's plan, and on a personal one from Starter up", () => {
+    expect(offersDiagnosis('free', { team_id: 'team-1' })).toBe(true);
+    expect(offersDiagnosis('free', { team_id: null })).toBe(false);
+    expect(offersDiagnosis('starter', { team_id: null })).toBe(true);
+    expect(offersDiagnosis('free', undefined)).toBe(false);
+    expect(offersDiagnosis('pro', undefined)).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { ISSUE_STATUSES, type Issue } from './types';
+import { type Endpoint, ISSUE_STATUSES, type Issue } from './types';
 
 /** What each kind of failure is called on the issues page. */
 export const ISSUE_KIND_TEXT: Record<Issue['kind'], string> = {
@@ -51,6 +51,18 @@ export function issuesApiQuery(filters: IssueFilters): string {
 /** Issues not resolved yet: open, or acknowledged by someone who is looking into them. */
 export function isUnresolved(issue: Pick<Issue, 'status'>): boolean {
   return issue.status !== 'resolved';
+}
+
+/**
+ * Whether an issue's AI diagnosis may be asked for: on the plan of its endpoint, as the API judges it, so
+ * a team's endpoint is on the team plan whatever the caller's own (an endpoint not known here: the
+ * caller's plan).
+ */
+export function offersDiagnosis(
+  userPlan: string | undefined,
+  endpoint: Pick<Endpoint, 'team_id'> | undefined,
+): boolean {
+  return (endpoint?.team_id ?? null) !== null || userPlan !== 'free';
 }
 
 const ISSUES_CHANGED = 'hooktrail:issues-changed';

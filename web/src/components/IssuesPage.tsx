@@ -10,6 +10,7 @@ import {
   issueFiltersOf,
   issueFiltersQuery,
   issuesApiQuery,
+  offersDiagnosis,
   onIssuesChanged,
 } from '../issues';
 import { canWrite } from '../roles';
@@ -148,6 +149,7 @@ export function IssuesPage({ params }: { params: URLSearchParams }) {
                   issue={issue}
                   endpointName={endpoint?.name ?? issue.endpoint_id}
                   writable={canWrite(endpoint?.role)}
+                  diagnosable={offersDiagnosis(currentUser()?.plan, endpoint)}
                   onChanged={onChanged}
                 />
               );
@@ -164,10 +166,12 @@ interface RowProps {
   endpointName: string;
   /** The caller may acknowledge it (a member or above on its endpoint). */
   writable: boolean;
+  /** Its endpoint's plan offers an AI diagnosis (`offersDiagnosis`). */
+  diagnosable: boolean;
   onChanged: (issue: Issue) => void;
 }
 
-function IssueRow({ issue, endpointName, writable, onChanged }: RowProps) {
+function IssueRow({ issue, endpointName, writable, diagnosable, onChanged }: RowProps) {
   const { busy, error, run } = useBusyAction();
 
   const acknowledge = () =>
@@ -245,7 +249,7 @@ function IssueRow({ issue, endpointName, writable, onChanged }: RowProps) {
           </button>
         )}
       </div>
-      <Diagnosis issueId={issue.id} />
+      <Diagnosis issueId={issue.id} offered={diagnosable} />
       {error !== null && (
         <div class="row-error">
           <Alert error={error} />
@@ -256,12 +260,12 @@ function IssueRow({ issue, endpointName, writable, onChanged }: RowProps) {
 }
 
 /** The AI's diagnosis of the issue's latest failure, asked for on demand (Starter plan and above). */
-function Diagnosis({ issueId }: { issueId: string }) {
+function Diagnosis({ issueId, offered }: { issueId: string; offered: boolean }) {
   const [state, setState] = useState<'idle' | 'loading' | 'shown'>('idle');
   const [detail, setDetail] = useState<IssueWithDiagnosis | null>(null);
   const [error, setError] = useState<unknown>(null);
 
-  if (currentUser()?.plan === 'free') {
+  if (!offered) {
     return (
       <p class="muted small issue-diagnosis" data-testid="issue-diagnosis-upgrade">
         An AI diagnosis of each issue comes with the Starter plan and above.
