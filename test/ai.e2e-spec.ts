@@ -148,19 +148,20 @@ describe('AI analysis (local engine)', () => {
       }
     });
 
-    it('rate-limits AI calls per user: the 31st in a minute gets 429', async () => {
+    it('rate-limits AI calls per user across the AI routes: the 31st in a minute gets 429', async () => {
       const caller = await createEndpoint(sut.url);
       await setPlan(sut, caller.user.email, 'pro');
       const own = await capture(caller, STRIPE_BODY);
-      const statuses = [];
+      const responses = [];
       for (let call = 1; call <= 31; call++) {
-        statuses.push(
-          (await api(sut.url, 'GET', route(caller, own, 'explain'), { token: caller.user.accessToken }))
-            .status,
+        const operation = call % 2 === 0 ? 'explain' : 'schema';
+        responses.push(
+          await api(sut.url, 'GET', route(caller, own, operation), { token: caller.user.accessToken }),
         );
       }
-      expect(statuses.slice(0, 30).every((status) => status === 200)).toBe(true);
-      expect(statuses[30]).toBe(429);
+      expect(responses.slice(0, 30).every((response) => response.status === 200)).toBe(true);
+      expect(responses[30].status).toBe(429);
+      expect(responses[30].body.message).toMatch(/too many calls from this user/);
     });
 
     it("answers 404 for another user's event, even on a paid plan", async () => {

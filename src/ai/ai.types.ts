@@ -30,7 +30,7 @@ export interface AiAnswer {
   provider: AiProviderName;
 }
 
-/** AI calls per user per minute on each AI route (each uncached call may cost Gemini quota). */
+/** AI calls per user per minute, all AI routes together (each uncached call may cost Gemini quota). */
 export const AI_RATE_LIMIT_PER_MIN = 30;
 
 export const HANDLER_FRAMEWORKS = {
