@@ -140,6 +140,15 @@ export function EventsList({
     [],
   );
 
+  /**
+   * A created event with the last update that came for it: its status may have moved on before it was
+   * listed (held during a load, or its update published by a worker before the API's creation arrived).
+   */
+  const withLatestUpdate = (event: EventSummary): EventSummary => {
+    const update = updates.current.get(event.id);
+    return update ? { ...event, ...update.event } : event;
+  };
+
   // Load the page whenever the filters change; keep them in the hash (no history entry).
   useEffect(() => {
     const controller = new AbortController();
@@ -160,7 +169,7 @@ export function EventsList({
         let next: ListData = { events, pagination: loaded.pagination };
         if (filters.page === 1) {
           for (const event of pendingCreated.current)
-            if (matches(event, filters)) next = insertEvent(next, event);
+            if (matches(event, filters)) next = insertEvent(next, withLatestUpdate(event));
         }
         pendingCreated.current = [];
         setData(next);
@@ -214,7 +223,7 @@ export function EventsList({
         pendingCreated.current.push(event);
         return;
       }
-      setData((current) => (current ? insertEvent(current, event) : current));
+      setData((current) => (current ? insertEvent(current, withLatestUpdate(event)) : current));
       markFresh(event.id);
       setAnnouncement(`New ${event.method ?? ''} event received.`);
     } else {
