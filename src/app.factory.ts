@@ -58,7 +58,7 @@ export async function createApp(
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot(env, { workers: workerPlacement(env.APP_ROLE, workersOnMainLoop), processMetrics }),
     new FastifyAdapter({
-      trustProxy: env.TRUST_PROXY,
+      trustProxy: env.TRUST_PROXY > 0 ? env.TRUST_PROXY : false,
       bodyLimit: API_BODY_LIMIT_BYTES,
       return503OnClosing: true,
       serverFactory: captureEdge.serverFactory,

@@ -448,15 +448,25 @@ describe('capture URL limits and proxies', () => {
     expect(await countEvents()).toBe(before);
   });
 
-  it('takes the source IP from X-Forwarded-For when TRUST_PROXY=true', async () => {
+  it('takes the source IP from X-Forwarded-For when TRUST_PROXY=true: the entry the one proxy in front added', async () => {
     await startOfSecond();
-    const response = await send(sut.url, 'POST', `/in/${token}`, {
-      headers: { 'x-forwarded-for': '203.0.113.9' },
-      body: '{}',
-    });
-    expect(response.status).toBe(200);
-    const { rows } = await db.query('select source_ip from events where id = $1', [response.json.id]);
-    expect(rows[0].source_ip).toBe('203.0.113.9');
+    const answers = [
+      await send(sut.url, 'POST', `/in/${token}`, {
+        headers: { 'x-forwarded-for': '203.0.113.9' },
+        body: '{}',
+      }),
+      // A client's own entry, to the left of the proxy's, is not believed.
+      await send(sut.url, 'POST', `/in/${token}`, {
+        headers: { 'x-forwarded-for': '6.6.6.6, 203.0.113.10' },
+        body: '{}',
+      }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    const { rows } = await db.query('select id, source_ip from events where id = any($1)', [
+      answers.map((answer) => answer.json.id),
+    ]);
+    const sourceIp = new Map(rows.map((row) => [row.id, row.source_ip]));
+    expect(answers.map((answer) => sourceIp.get(answer.json.id))).toEqual(['203.0.113.9', '203.0.113.10']);
   });
 
   it('answers 429 with Retry-After beyond CAPTURE_RATE_LIMIT_PER_S for one endpoint, storing nothing', async () => {

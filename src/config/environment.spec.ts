@@ -52,3 +52,25 @@ describe('RETENTION_DAYS and RETENTION_INTERVAL_MS', () => {
     expect(PlanRetention.parse('')).toBeNull();
   });
 });
+
+describe('TRUST_PROXY', () => {
+  it.each([
+    [undefined, 0],
+    ['false', 0],
+    ['true', 1],
+    ['0', 0],
+    ['1', 1],
+    ['2', 2],
+  ])('reads %s as %i proxies in front, and hands it on as it was read', (value, hops) => {
+    const sut = loadEnvironment(value === undefined ? {} : { TRUST_PROXY: value });
+
+    expect(sut.TRUST_PROXY).toBe(hops);
+    expect(loadEnvironment(environmentVariables(sut)).TRUST_PROXY).toBe(hops);
+  });
+
+  it.each(['yes', '-1', '11', '1.5'])('refuses TRUST_PROXY=%s with one line naming it', (value) => {
+    expect(() => loadEnvironment({ TRUST_PROXY: value })).toThrow(
+      /^Configuration error: TRUST_PROXY must be true \(one proxy in front\), false, or how many proxies are in front, 0 to 10/,
+    );
+  });
+});

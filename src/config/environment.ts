@@ -32,6 +32,13 @@ const toBoolean = ({ value }: { value: unknown }) => {
   if (text === 'false' || text === '0') return false;
   return value;
 };
+/** `true` is one proxy in front, `false` none; a whole number says how many. */
+const toProxyHops = ({ value }: { value: unknown }) => {
+  const flag = toBoolean({ value });
+  return typeof flag === 'boolean' ? Number(flag) : toInteger({ value });
+};
+const MAX_PROXY_HOPS = 10;
+const TRUST_PROXY_MESSAGE = `must be true (one proxy in front), false, or how many proxies are in front, 0 to ${MAX_PROXY_HOPS}`;
 const toInteger = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : /^-?\d+$/.test(String(value)) ? Number(value) : value;
 const toDelayList = ({ value }: { value: unknown }) => {
@@ -101,9 +108,16 @@ export class Environment {
   @IsIn(APP_ROLES, { message: `must be one of ${APP_ROLES.join(', ')}` })
   APP_ROLE: AppRole = 'all';
 
-  @Transform(toBoolean)
-  @IsBoolean({ message: 'must be true or false' })
-  TRUST_PROXY = false;
+  /**
+   * The proxies in front of the service whose `X-Forwarded-For` entries are believed, counted from the
+   * service: the client IP is the entry the outermost of them added (`true`: one, the usual load balancer).
+   * What a client writes into the header itself, to the left of those, is never taken.
+   */
+  @Transform(toProxyHops)
+  @IsInt({ message: TRUST_PROXY_MESSAGE })
+  @Min(0, { message: TRUST_PROXY_MESSAGE })
+  @Max(MAX_PROXY_HOPS, { message: TRUST_PROXY_MESSAGE })
+  TRUST_PROXY = 0;
 
   @Matches(/^postgres(ql)?:\/\/.+\/[^/?]+/, {
     message: 'must be a postgres:// URL naming a database, e.g. postgres://postgres@127.0.0.1:5432/hooktrail',

@@ -136,10 +136,12 @@ export class CaptureEdge {
   serve(fastify: FastifyInstance, capture: CaptureService, metrics: Metrics, env: Environment): void {
     const limit = env.CAPTURE_MAX_BODY_BYTES;
     const answerWithinMs = env.CAPTURE_TIMEOUT_MS;
-    const trustAll = () => true;
-    const sourceIp = env.TRUST_PROXY
-      ? (request: IncomingMessage) => proxyAddr(request, trustAll)
-      : (request: IncomingMessage) => request.socket.remoteAddress ?? null;
+    // The socket's peer and the X-Forwarded-For entries of the proxies in front (as Fastify reads them).
+    const trusted = (_address: string, hop: number) => hop < env.TRUST_PROXY;
+    const sourceIp =
+      env.TRUST_PROXY > 0
+        ? (request: IncomingMessage) => proxyAddr(request, trusted)
+        : (request: IncomingMessage) => request.socket.remoteAddress ?? null;
     fastify.addHook('preClose', (done) => {
       this.closing = true;
       done();
