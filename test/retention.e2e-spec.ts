@@ -58,6 +58,8 @@ interface SeededEvent {
   endpoint: EndpointCase;
   ageDays: number;
   status: Status;
+  /** Replayed this many days ago: its latest delivery was made then. */
+  replayedDaysAgo?: number;
 }
 
 /** The days an endpoint keeps its events under `days`: its plan's, or its own when shorter. */
@@ -66,8 +68,10 @@ function retentionOf(endpoint: EndpointCase, days: PlanDays): number {
   return Math.min(days[plan], endpoint.retentionDays ?? Infinity);
 }
 
+/** Dead letters, and events received or replayed within their endpoint's retention. */
 const keptUnder = (days: PlanDays) => (event: SeededEvent) =>
-  event.status === 'dead_letter' || event.ageDays < retentionOf(event.endpoint, days);
+  event.status === 'dead_letter' ||
+  Math.min(event.ageDays, event.replayedDaysAgo ?? Infinity) < retentionOf(event.endpoint, days);
 
 /** The value of one series of a Prometheus exposition (0 when absent). */
 function sample(text: string, series: string): number {
@@ -163,13 +167,27 @@ describe('retention', () => {
     return figures.reduce((sum, figure) => sum + figure.deleted, 0);
   }
 
-  async function seed(endpoint: EndpointCase, ageDays: number, status: Status, count = 1): Promise<void> {
-    const events = Array.from({ length: count }, () => ({ id: randomUUID(), endpoint, ageDays, status }));
+  /** `replayedDaysAgo`: each event also has a delivery made then (and an AI result). */
+  async function seed(
+    endpoint: EndpointCase,
+    ageDays: number,
+    status: Status,
+    count = 1,
+    replayedDaysAgo?: number,
+  ): Promise<void> {
+    const events = Array.from({ length: count }, () => ({
+      id: randomUUID(),
+      endpoint,
+      ageDays,
+      status,
+      replayedDaysAgo,
+    }));
     seeded.push(...events);
     for (const event of events) byId.set(event.id, event);
     // Half of them, alternating by age and status (and within a bulk), with a delivery and an AI result.
     const parity = AGES.indexOf(ageDays) + STATUSES.indexOf(status);
-    const delivered = events.filter((_, index) => (parity + index) % 2 === 0);
+    const delivered =
+      replayedDaysAgo === undefined ? events.filter((_, index) => (parity + index) % 2 === 0) : events;
     for (const event of delivered) withDelivery.add(event.id);
     await db.query(
       `insert into events (id, endpoint_id, status, method, headers, body_text, received_at, searchable)
@@ -183,7 +201,7 @@ describe('retention', () => {
        select gen_random_uuid(), id, 'https://example.com/hooks', gen_random_uuid(),
               case $2 when 'received' then 'pending' else $2 end, now() - make_interval(secs => $3)
        from unnest($1::uuid[]) as ids(id)`,
-      [ids, status, ageDays * DAY_S],
+      [ids, status, (replayedDaysAgo ?? ageDays) * DAY_S],
     );
     await db.query(
       `insert into ai_results (event_id, operation, provider, result)
@@ -222,6 +240,10 @@ describe('retention', () => {
       }
       for (const ageDays of AGES) for (const status of STATUSES) await seed(endpoint, ageDays, status);
     }
+    // Dead letters long past the free plan's 7 days, replayed since: one a day ago and retrying, one 4
+    // days ago and delivered (kept under free:7, deleted under free:2).
+    await seed(CASES[0], 400, 'failed', 1, 1);
+    await seed(CASES[0], 400, 'delivered', 1, 4);
     await seed(CASES[0], BULK.ageDays, 'delivered', BULK.events);
     await seed(CASES[0], BULK_EXPIRED.ageDays, 'delivered', BULK_EXPIRED.events);
   }, 120_000);

@@ -63,7 +63,10 @@ export class RetentionRepository {
 
   /**
    * Deletes, in one statement (its own short transaction), the group's oldest `limit` expired events after
-   * `after`, with their deliveries, AI results and alerts (by their foreign keys' cascade). The events are
+   * `after`, with their deliveries, AI results and alerts (by their foreign keys' cascade). An event
+   * replayed within its retention is not expired: a replay's deliveries are dated when it is made (those
+   * of a capture, with the capture), so an old dead letter being replayed, whose status moves on to
+   * `failed` or `delivered` with the replay's first attempt, is not deleted under it. The events are
    * taken `for update skip locked`: another worker's batch takes the next ones instead of waiting for these,
    * and a row being written (a status change) is left for the next pass rather than waited on. Each batch
    * starts after the last one's last event, so no batch walks again over the index entries of the rows
@@ -78,6 +81,8 @@ export class RetentionRepository {
          select id, received_at from events
          where endpoint_id = ? and status = ? and received_at < now() - make_interval(days => ?)
            and (received_at, id) > (?::timestamptz, ?::uuid)
+           and not exists (select 1 from deliveries dl
+                           where dl.event_id = events.id and dl.created_at >= now() - make_interval(days => ?))
          order by received_at, id
          limit ?
          for update skip locked),
@@ -86,7 +91,7 @@ export class RetentionRepository {
        from deleted
        order by received_at desc, id desc
        limit 1`,
-      [group.endpointId, group.status, group.days, start.receivedAt, start.id, limit],
+      [group.endpointId, group.status, group.days, start.receivedAt, start.id, group.days, limit],
     );
     const [last] = rows;
     return last
