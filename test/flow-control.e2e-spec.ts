@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { api } from './support/api-client';
+import { eventually } from './support/eventually';
 import { answer, HttpsDestination, type Responder } from './support/https-destination';
 import { type ServiceProcess, stopService } from './support/service-process';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -136,6 +137,40 @@ describe('flow control: pausing a destination', () => {
       expect(done[0]).toEqual({ status: 'delivered', attempt_count: 2 });
       for (const delivery of done.slice(1))
         expect(delivery).toEqual({ status: 'delivered', attempt_count: 1 });
+    } finally {
+      await destination.close();
+    }
+  }, 60_000);
+
+  it('closes the deliveries a paused destination holds once it is switched off, as for an active one', async () => {
+    const destination = await HttpsDestination.start();
+    try {
+      const fixture = await createEndpoint(sut.url);
+      const destinationId = await addLimitedDestination(sut, fixture, { url: destination.url, paused: true });
+      const events = [await capture(fixture, '{"n":1}'), await capture(fixture, '{"n":2}')];
+      // Routed (held) before it is switched off: one switched off first would get no delivery at all.
+      await eventually(
+        () => deliveriesOf(db, destinationId),
+        (rows) => rows.length === 2,
+      );
+      const off = await api(
+        sut.url,
+        'PATCH',
+        `/api/endpoints/${fixture.endpointId}/destinations/${destinationId}`,
+        { token: fixture.user.accessToken, body: { is_active: false } },
+      );
+      expect(off.body.destination).toMatchObject({ paused: true, is_active: false });
+
+      // The sweeper finds them overdue (10 s) and their jobs close them without a request.
+      const closed = await eventually(
+        () => deliveriesOf(db, destinationId),
+        (rows) => rows.length === 2 && rows.every((row) => row.status === 'dead_letter'),
+        40_000,
+      );
+      expect(closed).toHaveLength(2);
+      expect(destination.received).toHaveLength(0);
+      const { rows } = await db.query('select status from events where id = any($1)', [events]);
+      expect(rows.map((row) => row.status)).toEqual(['dead_letter', 'dead_letter']);
     } finally {
       await destination.close();
     }

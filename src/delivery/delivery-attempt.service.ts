@@ -138,11 +138,13 @@ export class DeliveryAttemptService {
     if (!delivery || delivery.status === 'delivered' || delivery.status === 'dead_letter')
       return { then: 'next' };
     const { destination } = delivery;
-    if (!destination || destination.paused || destination.ordering !== 'fifo') return { then: 'sleep' };
+    if (!destination || destination.ordering !== 'fifo') return { then: 'sleep' };
+    // Switched off (paused or not): its deliveries are closed, not held.
     if (!destination.isActive) {
       await this.report(delivery, await this.abandon(delivery, destination));
       return { then: 'next' };
     }
+    if (destination.paused) return { then: 'sleep' };
     const dueInMs = this.dueIn(delivery);
     if (dueInMs > 0) return { then: 'wait', delayMs: dueInMs };
     const waitMs = await this.takePlace(delivery.id, destination, false);

@@ -33,19 +33,20 @@ export class OutboxRepository {
   /**
    * Deliveries still owed an attempt whose due time passed `graceSeconds` ago: their job may be lost.
    * Those a paused destination holds are not overdue; of a FIFO destination's, only the next one can be
-   * (the others wait for it, not for a job).
+   * (the others wait for it, not for a job). A destination switched off holds nothing, paused or FIFO:
+   * each of its deliveries is overdue, and its job closes it without a request.
    */
   async findOverdue(graceSeconds: number, limit: number): Promise<DueDelivery[]> {
     const { rows } = await this.knex.raw(
       `(select d.id, d.attempt_count, d.next_attempt_at from deliveries d
         where d.status in ('pending', 'failed') and d.next_attempt_at < now() - make_interval(secs => ?)
           and not exists (select 1 from destinations p
-                          where p.id = d.destination_id and (p.paused or p.ordering = 'fifo'))
+                          where p.id = d.destination_id and p.is_active and (p.paused or p.ordering = 'fifo'))
         order by d.next_attempt_at limit ?)
        union all
        (select head.id, head.attempt_count, head.next_attempt_at from destinations p
         cross join lateral (${fifoHeadSql('p.id')}) head
-        where p.ordering = 'fifo' and not p.paused
+        where p.ordering = 'fifo' and p.is_active and not p.paused
           and head.next_attempt_at < now() - make_interval(secs => ?))
        order by next_attempt_at limit ?`,
       [graceSeconds, limit, graceSeconds, limit],
