@@ -255,6 +255,7 @@ describe('destinations', () => {
     ['garbage', { url: 'https://exa mple.com/' }],
     ['a number', { url: 42 }],
     ['a url over 2048 characters', { url: `https://example.com/${'a'.repeat(2048)}` }],
+    ['user information that is not valid percent-encoding', { url: 'https://a%zz:b@example.com/hook' }],
   ])('refuses %s with "url must be an absolute https:// URL"', async (_label, body) => {
     const response = await call('POST', base(), body);
     expect(response.status).toBe(400);

@@ -12,12 +12,17 @@ function hasControlCharacter(value: string): boolean {
   return false;
 }
 
-/** An absolute `https://` URL with a host, no whitespace or control characters, at most 2048 characters. */
+/**
+ * An absolute `https://` URL with a host, no whitespace or control characters, at most 2048 characters; its
+ * user information, if any, valid percent-encoding (it is sent as Basic credentials, decoded).
+ */
 export function isAbsoluteHttpsUrl(value: unknown): value is string {
   if (typeof value !== 'string' || value.length > URL_MAX_LENGTH) return false;
   if (!/^https:\/\//i.test(value) || /\s/.test(value) || hasControlCharacter(value)) return false;
   try {
     const url = new URL(value);
+    decodeURIComponent(url.username);
+    decodeURIComponent(url.password);
     return url.protocol === 'https:' && url.hostname !== '';
   } catch {
     return false;
