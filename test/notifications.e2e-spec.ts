@@ -263,6 +263,20 @@ describe('notification channels', () => {
     expect((await channelState(webhook.id)).last_sent_at).toEqual(expect.any(String));
   });
 
+  it('limits a user to 10 test messages a minute, all channels together', async () => {
+    const user = await registerUser(sut.url);
+    const receiver = await server();
+    const channels = [
+      await createChannel('slack', `${receiver.url}/a`, ['dead_letter'], user),
+      await createChannel('discord', `${receiver.url}/b`, ['dead_letter'], user),
+    ];
+    const statuses: number[] = [];
+    for (let n = 0; n < 11; n++)
+      statuses.push((await call('POST', `/${channels[n % 2].id}/test`, undefined, user)).status);
+    expect(statuses).toEqual([...Array<number>(10).fill(200), 429]);
+    expect(receiver.received).toHaveLength(10);
+  });
+
   it('answers a failed test with the reason, and keeps it on the channel', async () => {
     const refusing = await server(503);
     const channel = await createChannel('discord', `${refusing.url}/down`, ['dead_letter']);

@@ -16,7 +16,7 @@ import { RequiresPlan } from '../users/requires-plan.decorator';
 import { AI_RATE_LIMIT_PER_MIN, HANDLER_FRAMEWORKS } from './ai.types';
 import { AiService } from './ai.service';
 import { DiagnosisDto, ExplanationDto, HandlerDto, HandlerRequestDto, SchemaDto } from './dto/ai.dto';
-import { UserThrottlerGuard } from './user-throttler.guard';
+import { UserThrottlerGuard } from '../common/guards/user-throttler.guard';
 
 @ApiTags('ai')
 @ApiBearerAuth()

@@ -7,7 +7,7 @@ import { AI_PROVIDER, AiService } from './ai.service';
 import type { AiProvider } from './ai.types';
 import { GeminiAiProvider } from './gemini-ai.provider';
 import { LocalAiEngine } from './local/local-ai.engine';
-import { UserThrottlerGuard } from './user-throttler.guard';
+import { UserThrottlerGuard } from '../common/guards/user-throttler.guard';
 
 /** AI analysis of events: Gemini when GEMINI_API_KEY is set (falling back to the local engine), else the local engine. */
 @Module({

@@ -3976,6 +3976,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description More than 10 tests in a minute */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     TeamsController_list: {

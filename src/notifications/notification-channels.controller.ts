@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Throttle } from '@nestjs/throttler';
 import {
   ApiBadRequestResponse,
   ApiBearerAuth,
@@ -8,11 +9,13 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiTags,
+  ApiTooManyRequestsResponse,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { OkDto } from '../auth/dto/auth.dto';
 import { Can } from '../access/can.decorator';
 import { type AuthUser, CurrentUser } from '../common/decorators/current-user.decorator';
+import { UserThrottlerGuard } from '../common/guards/user-throttler.guard';
 import { ResourceIdPipe } from '../common/pipes/resource-id.pipe';
 import {
   CreatedNotificationChannelResponseDto,
@@ -21,6 +24,9 @@ import {
   NotificationTestResultDto,
 } from './dto/notification-channel.dto';
 import { MAX_NOTIFICATION_CHANNELS, NotificationChannelsService } from './notification-channels.service';
+
+/** Test messages a user may send a minute, all channels together: each goes to the channel's target. */
+export const CHANNEL_TESTS_PER_MIN = 10;
 
 @ApiTags('notification-channels')
 @ApiBearerAuth()
@@ -66,6 +72,9 @@ export class NotificationChannelsController {
 
   @Post(':cid/test')
   @Can('account.manage', 'notification_channel', 'cid')
+  @UseGuards(UserThrottlerGuard)
+  @Throttle({ default: { limit: CHANNEL_TESTS_PER_MIN, ttl: 60_000 } })
+  @ApiTooManyRequestsResponse({ description: `More than ${CHANNEL_TESTS_PER_MIN} tests in a minute` })
   @HttpCode(200)
   @ApiOperation({
     summary:

@@ -1,10 +1,11 @@
 import { type ExecutionContext, Injectable } from '@nestjs/common';
 import { ThrottlerGuard } from '@nestjs/throttler';
-import type { AuthUser } from '../common/decorators/current-user.decorator';
+import type { AuthUser } from '../decorators/current-user.decorator';
 
 /**
  * Rate limits per user (the caller's id) rather than per IP, one count for all the routes of a controller
- * (the AI routes share one limit: each uncached call may cost Gemini quota, whichever route makes it).
+ * it guards (the AI routes share one limit: each uncached call may cost Gemini quota, whichever route
+ * makes it; a notification channel's test sends a message to its target).
  */
 @Injectable()
 export class UserThrottlerGuard extends ThrottlerGuard {
