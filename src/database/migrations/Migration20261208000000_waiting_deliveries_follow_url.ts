@@ -14,9 +14,8 @@ export class Migration20261208000000_waiting_deliveries_follow_url extends Migra
         where destination_id = new.id and status in ('pending', 'failed');
         return null;
       end $$;`);
-    this
-      .addSql(`create trigger "destinations_url_to_waiting_deliveries" after update of "url" on "destinations"
-      for each row when (old.url is distinct from new.url)
+    this.addSql(`create trigger "destinations_url_to_waiting_deliveries"
+      after update of "url" on "destinations" for each row when (old.url is distinct from new.url)
       execute function "destination_url_changed"();`);
   }
 
