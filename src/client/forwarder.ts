@@ -1,7 +1,7 @@
 import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
-import { targetPath } from '../common/request-target';
+import { connectionOptions, targetPath } from '../common/request-target';
 import type { CapturedEvent } from './api-client';
 
 /** The parts of a captured event that make up the original request. */
@@ -35,12 +35,11 @@ const LOCAL_TIMEOUT_MS = 30_000;
  * `Connection` header named as hop-by-hop.
  */
 export function forwardedHeaders(captured: Record<string, unknown>): OutgoingHttpHeaders {
-  const connection = typeof captured.connection === 'string' ? captured.connection : '';
-  const named = connection.split(',').map((name) => name.trim().toLowerCase());
+  const named = connectionOptions(captured.connection);
   const headers: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(captured)) {
     const key = name.toLowerCase();
-    if (NOT_FORWARDED.has(key) || key.startsWith('proxy-') || named.includes(key)) continue;
+    if (NOT_FORWARDED.has(key) || key.startsWith('proxy-') || named.has(key)) continue;
     if (typeof value === 'string' || isStringList(value)) headers[key] = value;
   }
   return headers;

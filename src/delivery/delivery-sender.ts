@@ -9,7 +9,7 @@ import type { Dispatcher } from 'undici';
 import Agent from 'undici/lib/dispatcher/agent.js';
 import buildConnector from 'undici/lib/core/connect.js';
 import { isPrivateAddress } from '../common/network/private-address';
-import { targetPath } from '../common/request-target';
+import { connectionOptions, targetPath } from '../common/request-target';
 import type { Environment } from '../config/environment';
 
 /** The part of a destination's response body that is kept. */
@@ -138,16 +138,9 @@ export function forwardedHeaders(
   return Object.fromEntries(
     Object.entries(original).filter(([name]) => {
       const key = name.toLowerCase();
-      return !isDropped(key) && !named?.has(key);
+      return !isDropped(key) && !named.has(key);
     }),
   );
-}
-
-/** The header names a `Connection` header lists (it may have been captured once or repeated). */
-function connectionOptions(connection: string | string[] | undefined): Set<string> | undefined {
-  if (connection === undefined) return undefined;
-  const list = Array.isArray(connection) ? connection.join(',') : connection;
-  return new Set(list.split(',').map((name) => name.trim().toLowerCase()));
 }
 
 /** A request whose response head did not arrive within the time-out. */
