@@ -106,7 +106,7 @@ describe('notification channels', () => {
     await smtp?.close();
   });
 
-  it('creates, lists and deletes channels; the webhook secret is shown at creation only', async () => {
+  it('creates, lists, reads and deletes channels; the webhook secret is shown at creation only', async () => {
     const user = await registerUser(sut.url);
     const slack = await call(
       'POST',
@@ -149,12 +149,16 @@ describe('notification channels', () => {
     ]);
     expect(JSON.stringify(listed.body)).not.toContain(webhook.body.channel.secret);
     expect(listed.body.channels[1]).not.toHaveProperty('secret');
+    const one = await call('GET', `/${webhook.body.channel.id}`, undefined, user);
+    expect(one.status).toBe(200);
+    expect(one.body).toEqual({ channel: listed.body.channels[1] });
 
     expect(await call('DELETE', `/${slack.body.channel.id}`, undefined, user)).toMatchObject({
       status: 200,
       body: { ok: true },
     });
     expect((await call('DELETE', `/${slack.body.channel.id}`, undefined, user)).status).toBe(404);
+    expect((await call('GET', `/${slack.body.channel.id}`, undefined, user)).status).toBe(404);
     expect((await call('GET', '', undefined, user)).body.channels).toHaveLength(2);
   });
 

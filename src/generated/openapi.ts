@@ -557,7 +557,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** One notification channel with its health (status, last_error) */
+        get: operations["NotificationChannelsController_get"];
         put?: never;
         post?: never;
         /** Delete a notification channel; what was waiting for it is dropped */
@@ -1711,6 +1712,9 @@ export interface components {
         };
         NotificationChannelListResponseDto: {
             channels: components["schemas"]["NotificationChannelDto"][];
+        };
+        NotificationChannelResponseDto: {
+            channel: components["schemas"]["NotificationChannelDto"];
         };
         NotificationTestResultDto: {
             /** @description Why it did not; null when it did. */
@@ -3901,6 +3905,41 @@ export interface operations {
             };
             /** @description You already have 20 notification channels */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    NotificationChannelsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                cid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationChannelResponseDto"];
+                };
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such notification channel (or it is not yours) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

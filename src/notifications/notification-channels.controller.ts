@@ -21,6 +21,7 @@ import {
   CreatedNotificationChannelResponseDto,
   CreateNotificationChannelDto,
   NotificationChannelListResponseDto,
+  NotificationChannelResponseDto,
   NotificationTestResultDto,
 } from './dto/notification-channel.dto';
 import { MAX_NOTIFICATION_CHANNELS, NotificationChannelsService } from './notification-channels.service';
@@ -55,6 +56,18 @@ export class NotificationChannelsController {
   @ApiOkResponse({ type: NotificationChannelListResponseDto })
   async list(@CurrentUser() user: AuthUser): Promise<NotificationChannelListResponseDto> {
     return { channels: await this.channels.list(user.id) };
+  }
+
+  @Get(':cid')
+  @Can('account.manage', 'notification_channel', 'cid')
+  @ApiOperation({ summary: 'One notification channel with its health (status, last_error)' })
+  @ApiOkResponse({ type: NotificationChannelResponseDto })
+  @ApiNotFoundResponse({ description: 'No such notification channel (or it is not yours)' })
+  async get(
+    @CurrentUser() user: AuthUser,
+    @Param('cid', new ResourceIdPipe('notification channel')) channelId: string,
+  ): Promise<NotificationChannelResponseDto> {
+    return { channel: await this.channels.get(user.id, channelId) };
   }
 
   @Delete(':cid')

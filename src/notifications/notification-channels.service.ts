@@ -70,6 +70,10 @@ export class NotificationChannelsService {
     return (await this.channels.listOwned(userId)).map(toDto);
   }
 
+  async get(userId: string, id: string): Promise<NotificationChannelDto> {
+    return toDto(await this.owned(userId, id));
+  }
+
   async remove(userId: string, id: string): Promise<void> {
     if (!(await this.channels.deleteOwned(userId, id))) throw new NotFoundException(CHANNEL_NOT_FOUND);
   }
@@ -79,8 +83,7 @@ export class NotificationChannelsService {
    * that goes through makes a failing or disabled channel healthy again.
    */
   async test(userId: string, id: string): Promise<NotificationTestResultDto> {
-    const channel = await this.channels.findOwned(userId, id);
-    if (!channel) throw new NotFoundException(CHANNEL_NOT_FOUND);
+    const channel = await this.owned(userId, id);
     try {
       await this.sender.send(channel, testMessage(channel.id), `test_${randomUUID()}`);
     } catch (error) {
@@ -90,5 +93,11 @@ export class NotificationChannelsService {
     }
     await this.channels.recordTestSent(channel.id);
     return { ok: true, error: null };
+  }
+
+  private async owned(userId: string, id: string): Promise<NotificationChannel> {
+    const channel = await this.channels.findOwned(userId, id);
+    if (!channel) throw new NotFoundException(CHANNEL_NOT_FOUND);
+    return channel;
   }
 }

@@ -115,6 +115,10 @@ export class CreatedNotificationChannelResponseDto {
   channel!: CreatedNotificationChannelDto;
 }
 
+export class NotificationChannelResponseDto {
+  channel!: NotificationChannelDto;
+}
+
 export class NotificationChannelListResponseDto {
   channels!: NotificationChannelDto[];
 }
