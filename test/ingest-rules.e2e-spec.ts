@@ -247,6 +247,14 @@ describe('ingest rules', () => {
 
       expect([without.status, withIt.status]).toEqual([401, 200]);
       expect(await stored(fixture)).toHaveLength(1);
+      const event = await api(
+        sut.url,
+        'GET',
+        `/api/endpoints/${fixture.endpointId}/events/${withIt.json.id}`,
+        { token: owner.accessToken },
+      );
+      expect(event.body.event.headers).not.toHaveProperty('x-webhook-token');
+      expect(event.body.event.headers).toHaveProperty('content-type', 'application/json');
     });
 
     it('applies rules given when the endpoint is created to its first capture', async () => {

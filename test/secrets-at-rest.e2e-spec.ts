@@ -120,9 +120,13 @@ describe('secrets at rest (AES-256-GCM under ENCRYPTION_KEY)', () => {
     expect(endpoint.body.endpoint.inbound_auth.password).toBe(`••••${inboundPassword.slice(-4)}`);
 
     const payload = '{"type":"invoice.paid"}';
-    await capture(fixture, payload, signed(payload));
+    const request = signed(payload);
+    await capture(fixture, payload, request);
     const [received] = await sink.waitForRequests(1);
     expect(() => verifySigned(received, secret)).not.toThrow();
+    // The inbound credential is neither stored with the event nor forwarded.
+    expect(received.headers).not.toHaveProperty('authorization');
+    expect(await findInDatabase(db, request.headers.authorization.slice('Basic '.length))).toEqual([]);
   });
 
   it('rotates to a new key with the CLI; a service with only the new key reads and signs with every secret', async () => {

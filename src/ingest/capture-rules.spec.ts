@@ -1,5 +1,11 @@
 import { createHmac } from 'node:crypto';
-import { captureRulesOf, judgeCapture, type JudgedRequest, type StoredRules } from './capture-rules';
+import {
+  captureRulesOf,
+  judgeCapture,
+  type JudgedRequest,
+  storedHeaders,
+  type StoredRules,
+} from './capture-rules';
 
 const SECRET = 'shared-secret-of-the-test';
 
@@ -110,5 +116,29 @@ describe(judgeCapture.name, () => {
     );
 
     expect(judgeCapture(filtered, request('{"type":"invoice.paid"}')).skip).toEqual(['charges']);
+  });
+});
+
+describe(storedHeaders.name, () => {
+  const headers = { authorization: 'Basic dTpw', 'x-token': 'tok', 'content-type': 'application/json' };
+
+  it('keeps every header of an endpoint without inbound auth, the same object', () => {
+    expect(storedHeaders(captureRulesOf(rules()), headers)).toBe(headers);
+  });
+
+  it('leaves out the header that carried the inbound credential, and no other', () => {
+    const basic = captureRulesOf(
+      rules({ inboundAuth: { type: 'basic', username: 'u' }, inboundAuthSecret: 'p' }),
+    );
+    const header = captureRulesOf(
+      rules({ inboundAuth: { type: 'header', name: 'x-token' }, inboundAuthSecret: 'tok' }),
+    );
+
+    expect(storedHeaders(basic, headers)).toEqual({ 'x-token': 'tok', 'content-type': 'application/json' });
+    expect(storedHeaders(header, headers)).toEqual({
+      authorization: 'Basic dTpw',
+      'content-type': 'application/json',
+    });
+    expect(headers).toHaveProperty('authorization');
   });
 });

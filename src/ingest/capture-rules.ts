@@ -123,6 +123,21 @@ function credentialsOf(value: string, scheme: string): string {
   return value.slice(space + 1).trimStart();
 }
 
+/**
+ * The headers stored with an event, and so shown, given to the AI and forwarded: all but the one that
+ * carried the endpoint's inbound credential, a secret kept sealed like the rules' others.
+ */
+export function storedHeaders(
+  rules: CaptureRules,
+  headers: JudgedRequest['headers'],
+): JudgedRequest['headers'] {
+  const header = rules.inboundAuth?.header;
+  if (header === undefined || !Object.hasOwn(headers, header)) return headers;
+  const kept = { ...headers };
+  delete kept[header];
+  return kept;
+}
+
 /** The value at a dot path of a JSON body, as a key: scalars as text, anything else absent. */
 function bodyKey(subject: FilterSubject, path: string): string | undefined {
   let value: unknown = subject.body;

@@ -8,7 +8,7 @@ import { GroupCommitDeadlineError, GroupCommitFullError } from '../../common/gro
 import { REDIS } from '../../redis/redis.module';
 import { sharedCounter } from '../../redis/shared-counter';
 import { CaptureRateLimiter } from './capture-rate-limiter';
-import { judgeCapture, type Verdict } from '../../ingest/capture-rules';
+import { judgeCapture, storedHeaders, type Verdict } from '../../ingest/capture-rules';
 import { CaptureRulesCache } from './capture-rules.cache';
 import { CaptureWriter, type WriteOutcome } from './capture-writer';
 import { isStorableText } from './capture.repository';
@@ -135,6 +135,7 @@ export class CaptureService {
             verdict,
             dedupExpiresAt,
             ...request,
+            headers: storedHeaders(rules, request.headers),
           },
           answerBy,
         );
