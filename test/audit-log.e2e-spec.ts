@@ -141,7 +141,9 @@ describe('audit log', () => {
     const inboundPassword = secretValue('password');
     const destinationSecret = `whsec_${secretValue('destination')}`;
     const rotatedSecret = `whsec_${secretValue('rotated')}`;
-    secretsSent.push(verificationSecret, inboundPassword, destinationSecret, rotatedSecret);
+    const urlPassword = secretValue('url');
+    secretsSent.push(verificationSecret, inboundPassword, destinationSecret, rotatedSecret, urlPassword);
+    const urlWith = (password: string) => `https://hooks:${password}@${new URL(receiver.url).host}/hooks`;
     let endpoint = { id: '', public_token: '' };
     let destinationId = '';
     let eventId = '';
@@ -173,6 +175,7 @@ describe('audit log', () => {
       ).destination.id;
       await expectStatus(
         call(owner, 'PATCH', `${base}/destinations/${destinationId}`, {
+          url: urlWith(urlPassword),
           secret: rotatedSecret,
           rate_limit: 10,
         }),
@@ -224,7 +227,7 @@ describe('audit log', () => {
       inbound_auth: { type: 'basic', username: 'hooks', password: REDACTED },
     });
     expect(destinationCreated.changes).toEqual({ url: `${receiver.url}/hooks`, secret: REDACTED });
-    expect(destinationUpdated.changes).toEqual({ secret: REDACTED, rate_limit: 10 });
+    expect(destinationUpdated.changes).toEqual({ url: urlWith(REDACTED), secret: REDACTED, rate_limit: 10 });
     expect(issueUpdated.changes).toEqual({ status: 'acknowledged' });
     expect(destinationDeleted.changes).toEqual({});
     // the account's log keeps the history of the deleted endpoint; the endpoint itself is gone (404)

@@ -25,6 +25,22 @@ describe(changesOf.name, () => {
     expect(changes).not.toMatch(/whsec_abc|"r1"|"p"|Bearer x|"k[123]"|"s"/);
   });
 
+  it("redacts the password of a URL's user information, wherever the URL is, and keeps the rest", () => {
+    expect(
+      changesOf({
+        url: 'https://hooks:s3cr%40t@api.example.com/in?x=1',
+        channels: [{ target: 'https://a@b:pw@example.com/' }],
+        plain: 'https://user@example.com/hook',
+        text: 'not a url: https://x:y@',
+      }),
+    ).toEqual({
+      url: `https://hooks:${REDACTED}@api.example.com/in?x=1`,
+      channels: [{ target: `https://a%40b:${REDACTED}@example.com/` }],
+      plain: 'https://user@example.com/hook',
+      text: 'not a url: https://x:y@',
+    });
+  });
+
   it("redacts an inbound header's value, and only there", () => {
     expect(
       changesOf({
