@@ -356,6 +356,19 @@ describe('ingest rules', () => {
       expect(row.duplicate_count).toBe(19);
       expect(await stored(fixture)).toHaveLength(1);
     });
+
+    it('takes a body key with a NUL character (kept as its hash, which PostgreSQL text can hold)', async () => {
+      const fixture = await endpointWith({ dedup: { key: 'body:id' } });
+      const body = '{"id":"evt\\u0000nul"}';
+
+      const first = await post(fixture, body);
+      const repeat = await post(fixture, body);
+      const other = await post(fixture, '{"id":"evt\\u0000other"}');
+
+      expect([first.status, repeat.status, other.status]).toEqual([200, 200, 200]);
+      expect(repeat.json).toEqual({ id: first.json.id, duplicate: true });
+      expect((await stored(fixture)).map((row) => row.id)).toEqual([first.json.id, other.json.id]);
+    });
   });
 
   describe('destination filters', () => {

@@ -95,7 +95,7 @@ describe(judgeCapture.name, () => {
     },
   );
 
-  it('reads a body key at its dot path, and keeps a long one as its hash', () => {
+  it('reads a body key at its dot path, and keeps a long one, or one with NUL, as its hash', () => {
     const byBody = captureRulesOf(rules({ dedup: { key: 'body:data.id', window_seconds: 60 } }));
 
     expect(judgeCapture(byBody, request('{"data":{"id":42}}')).dedupKey).toBe('42');
@@ -103,6 +103,9 @@ describe(judgeCapture.name, () => {
     expect(judgeCapture(byBody, request(`{"data":{"id":"${'k'.repeat(300)}"}}`)).dedupKey).toMatch(
       /^sha256:[0-9a-f]{64}$/,
     );
+    const withNul = judgeCapture(byBody, request('{"data":{"id":"a\\u0000b"}}')).dedupKey;
+    expect(withNul).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(judgeCapture(byBody, request('{"data":{"id":"a\\u0000c"}}')).dedupKey).not.toBe(withNul);
   });
 
   it('skips the destinations whose filter the request does not match', () => {

@@ -101,7 +101,10 @@ const UNJUDGED: Verdict = {
   skip: [],
 };
 
-/** Dedup keys longer than this are kept as their SHA-256 (the key column stays small). */
+/**
+ * Dedup keys longer than this are kept as their SHA-256 (the key column stays small), as is one with a
+ * NUL character (a JSON body may hold "\u0000"), which PostgreSQL's text cannot.
+ */
 const DEDUP_KEY_MAX_LENGTH = 200;
 
 function firstValue(value: string | string[] | undefined): string | undefined {
@@ -155,7 +158,9 @@ function dedupKeyOf(source: string, request: JudgedRequest, subject: FilterSubje
     ? firstValue(request.headers[source.slice('header:'.length)])
     : bodyKey(subject, source.slice('body:'.length));
   if (key === undefined || key === '') return null;
-  return key.length > DEDUP_KEY_MAX_LENGTH ? `sha256:${createHash('sha256').update(key).digest('hex')}` : key;
+  return key.length > DEDUP_KEY_MAX_LENGTH || key.includes('\0')
+    ? `sha256:${createHash('sha256').update(key).digest('hex')}`
+    : key;
 }
 
 /**
