@@ -235,6 +235,9 @@ describe('ingest rules', () => {
 
       expect(answers.map((answer) => answer.status)).toEqual([401, 401, 200]);
       expect((await stored(fixture)).map((row) => row.id)).toEqual([answers[2].json.id]);
+      // The challenge, for the clients that send Basic credentials only when asked (RFC 9110 §11.6.1).
+      for (const refused of answers.slice(0, 2))
+        expect(refused.headers['www-authenticate']).toBe('Basic realm="hooktrail", charset="UTF-8"');
     });
 
     it('header: the named header must carry the value', async () => {
@@ -246,6 +249,7 @@ describe('ingest rules', () => {
       const withIt = await post(fixture, '{}', { 'x-webhook-token': 'tok-inbound-123456' });
 
       expect([without.status, withIt.status]).toEqual([401, 200]);
+      expect(without.headers['www-authenticate']).toBeUndefined();
       expect(await stored(fixture)).toHaveLength(1);
       const event = await api(
         sut.url,

@@ -56,7 +56,15 @@ interface Refusal {
   id?: string;
   /** Seconds, for Retry-After. */
   retryAfter?: string;
+  /** The WWW-Authenticate challenge of a 401 for missing credentials. */
+  challenge?: string;
 }
+
+/**
+ * The challenge of an endpoint with Basic inbound auth (RFC 9110 §11.6.1: a 401 sends one; RFC 7617): the
+ * clients that send credentials only when challenged (Java's, .NET's, Apache HttpClient's) need it.
+ */
+const BASIC_CHALLENGE = 'Basic realm="hooktrail", charset="UTF-8"';
 
 /** The HTTP answer for each outcome of a capture that was not stored. */
 const REFUSALS: Record<
@@ -187,6 +195,11 @@ export class CaptureEdge {
             message: `signature verification failed: ${outcome.reason}`,
             id: outcome.id,
           });
+        case 'unauthorized':
+          return this.refuse(response, {
+            ...REFUSALS.unauthorized,
+            ...(outcome.basic ? { challenge: BASIC_CHALLENGE } : {}),
+          });
         default:
           return this.refuse(response, REFUSALS[outcome.kind]);
       }
@@ -218,13 +231,19 @@ export class CaptureEdge {
     response.end(json);
   }
 
-  private refuse(response: ServerResponse, { statusCode, message, id, retryAfter }: Refusal): void {
+  private refuse(
+    response: ServerResponse,
+    { statusCode, message, id, retryAfter, challenge }: Refusal,
+  ): void {
     const error = STATUS_CODES[statusCode] ?? 'Error';
     this.send(
       response,
       statusCode,
       JSON.stringify({ statusCode, error, message, ...(id === undefined ? {} : { id }) }),
-      retryAfter === undefined ? {} : { 'retry-after': retryAfter },
+      {
+        ...(retryAfter === undefined ? {} : { 'retry-after': retryAfter }),
+        ...(challenge === undefined ? {} : { 'www-authenticate': challenge }),
+      },
     );
   }
 }

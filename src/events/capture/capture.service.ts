@@ -35,7 +35,8 @@ export type CaptureOutcome =
   | { kind: 'stored'; id: string }
   | { kind: 'duplicate'; id: string }
   | { kind: 'signature-rejected'; id: string; reason: string }
-  | { kind: 'unauthorized' }
+  /** `basic`: the endpoint's inbound auth is Basic, which the answer's WWW-Authenticate challenge names. */
+  | { kind: 'unauthorized'; basic: boolean }
   | { kind: 'unknown-endpoint' }
   | { kind: 'inactive-endpoint' }
   | { kind: 'rate-limited' }
@@ -154,12 +155,14 @@ export class CaptureService {
         }
         continue;
       }
+      if (outcome.kind === 'unauthorized')
+        return { kind: 'unauthorized', basic: rules.inboundAuth?.scheme === 'basic' };
       return this.answer(outcome, request, { eventId, receivedAt, bodyIsText, verdict });
     }
   }
 
   private answer(
-    outcome: Exclude<WriteOutcome, { kind: 'stale-rules' }>,
+    outcome: Exclude<WriteOutcome, { kind: 'stale-rules' | 'unauthorized' }>,
     request: CaptureRequest,
     stored: { eventId: string; receivedAt: Date; bodyIsText: boolean; verdict: Verdict },
   ): CaptureOutcome {
@@ -183,7 +186,6 @@ export class CaptureService {
       }
       case 'duplicate':
         return { kind: 'duplicate', id: outcome.firstId };
-      case 'unauthorized':
       case 'unknown-endpoint':
       case 'inactive-endpoint':
         return { kind: outcome.kind };
