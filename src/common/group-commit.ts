@@ -91,8 +91,12 @@ export class GroupCommit<TItem, TResult> {
    */
   private earliestStartBy = Infinity;
 
+  /**
+   * `commit` is given the batch and its start-by time (epoch ms; Infinity when no item has a deadline): a
+   * commit that writes in several statements starts none after it.
+   */
   constructor(
-    private readonly commit: (items: TItem[]) => Promise<TResult[]>,
+    private readonly commit: (items: TItem[], startBy: number) => Promise<TResult[]>,
     private readonly options: GroupCommitOptions<TItem>,
   ) {}
 
@@ -218,7 +222,8 @@ export class GroupCommit<TItem, TResult> {
   }
 
   private async run(batch: Waiting<TItem, TResult>[]): Promise<void> {
-    const answerBy = Math.min(...batch.flatMap((entry) => (entry.deadline ? [entry.deadline.answerBy] : [])));
+    const deadlines = batch.flatMap((entry) => (entry.deadline ? [entry.deadline] : []));
+    const answerBy = Math.min(...deadlines.map((deadline) => deadline.answerBy));
     const watchdog = Number.isFinite(answerBy)
       ? setTimeout(() => {
           for (const entry of batch)
@@ -226,7 +231,10 @@ export class GroupCommit<TItem, TResult> {
         }, answerBy - Date.now())
       : null;
     try {
-      const results = await this.commit(batch.map((entry) => entry.item));
+      const results = await this.commit(
+        batch.map((entry) => entry.item),
+        Math.min(...deadlines.map(startByOf)),
+      );
       batch.forEach((entry, index) => settle(entry, () => entry.resolve(results[index])));
     } catch (error) {
       for (const entry of batch) settle(entry, () => entry.reject(error));

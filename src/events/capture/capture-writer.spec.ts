@@ -114,6 +114,26 @@ describe(CaptureWriter.name, () => {
     expect(results[4]).toEqual(stored('b'));
   });
 
+  it('writes no row of a batch retried row by row once its start-by time has passed', async () => {
+    const { sut, batches } = makeSut(async (captures) => {
+      if (captures.some((item) => item.token === 'bad')) throw rowError;
+      if (captures[0].token === 'slow') await new Promise((resolve) => setTimeout(resolve, 1500));
+      return captures.map((item) => stored(item.token));
+    });
+    // A capture timeout of 2 s (the stub's config) allows 1 s for the commit: these must start within 1 s,
+    // and the first row alone takes 1.5 s.
+    const soon = (token: string) => sut.write(capture(token), Date.now() + 2000);
+    const results = await Promise.all([
+      write(sut, 'first'),
+      write(sut, 'second'),
+      soon('slow'),
+      soon('bad'),
+      soon('b'),
+    ]);
+    expect(batches).toEqual([['first'], ['second'], ['slow', 'bad', 'b'], ['slow']]);
+    expect(results.slice(2)).toEqual([stored('slow'), { kind: 'expired' }, { kind: 'expired' }]);
+  });
+
   it('on shutdown commits what it accepted, then closes the pool once', async () => {
     let release: () => void = () => undefined;
     const { sut, close } = makeSut(

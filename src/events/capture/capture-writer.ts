@@ -53,7 +53,11 @@ export const captureRepositoryProvider: Provider = {
 };
 
 /** What became of one capture: stored (or refused) by the database, or failed on its own data. */
-export type WriteOutcome = StoreOutcome | { kind: 'failed'; error: Error };
+/**
+ * `failed`: the database refused the row itself; `expired`: not written, since its batch was retried row by
+ * row and its turn came after the batch's start-by time (it is answered 503, as a capture that waited).
+ */
+export type WriteOutcome = StoreOutcome | { kind: 'failed'; error: Error } | { kind: 'expired' };
 
 /** A batch failed on one of its rows' data (class 22) or a constraint (class 23), not on the database being away. */
 function isRowError(error: unknown): boolean {
@@ -83,7 +87,7 @@ export class CaptureWriter implements OnApplicationShutdown {
     metrics: Metrics,
   ) {
     this.commitAllowanceMs = commitAllowanceMs(config.get('CAPTURE_TIMEOUT_MS', { infer: true }));
-    this.batches = new GroupCommit((captures) => this.commit(captures), {
+    this.batches = new GroupCommit((captures, startBy) => this.commit(captures, startBy), {
       maxInFlight: CAPTURE_POOL_SIZE,
       maxBatchItems: CAPTURE_BATCH_MAX_ITEMS,
       maxBatchBytes: CAPTURE_BATCH_MAX_BYTES,
@@ -113,17 +117,19 @@ export class CaptureWriter implements OnApplicationShutdown {
     return this.batches.submit(capture, { answerBy, commitAllowanceMs: this.commitAllowanceMs });
   }
 
-  private async commit(captures: NewCapture[]): Promise<WriteOutcome[]> {
-    const outcomes = await this.storeIsolatingBadRows(captures);
+  private async commit(captures: NewCapture[], startBy: number): Promise<WriteOutcome[]> {
+    const outcomes = await this.storeIsolatingBadRows(captures, startBy);
     if (outcomes.some((outcome) => outcome.kind === 'stored')) this.routing.announce();
     return outcomes;
   }
 
   /**
    * One statement for the batch. Should a row's data make it fail, the rows are retried one by one, so
-   * one bad request cannot fail the others of its batch (that row's caller alone gets the error).
+   * one bad request cannot fail the others of its batch (that row's caller alone gets the error). No row
+   * is written after the batch's start-by time: its callers are answered 503 at their deadline, and a
+   * capture answered 503 must not have been stored (the provider sends it again).
    */
-  private async storeIsolatingBadRows(captures: NewCapture[]): Promise<WriteOutcome[]> {
+  private async storeIsolatingBadRows(captures: NewCapture[], startBy: number): Promise<WriteOutcome[]> {
     try {
       return await this.repository.storeBatch(captures);
     } catch (error) {
@@ -133,6 +139,10 @@ export class CaptureWriter implements OnApplicationShutdown {
       );
       const outcomes: WriteOutcome[] = [];
       for (const capture of captures) {
+        if (Date.now() > startBy) {
+          outcomes.push({ kind: 'expired' });
+          continue;
+        }
         try {
           outcomes.push((await this.repository.storeBatch([capture]))[0]);
         } catch (rowError) {

@@ -155,6 +155,7 @@ export class CaptureService {
         }
         continue;
       }
+      if (outcome.kind === 'expired') return { kind: 'unavailable', reason: 'timeout' };
       if (outcome.kind === 'unauthorized')
         return { kind: 'unauthorized', basic: rules.inboundAuth?.scheme === 'basic' };
       return this.answer(outcome, request, { eventId, receivedAt, bodyIsText, verdict });
@@ -162,7 +163,7 @@ export class CaptureService {
   }
 
   private answer(
-    outcome: Exclude<WriteOutcome, { kind: 'stale-rules' | 'unauthorized' }>,
+    outcome: Exclude<WriteOutcome, { kind: 'stale-rules' | 'unauthorized' | 'expired' }>,
     request: CaptureRequest,
     stored: { eventId: string; receivedAt: Date; bodyIsText: boolean; verdict: Verdict },
   ): CaptureOutcome {
