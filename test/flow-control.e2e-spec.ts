@@ -227,6 +227,44 @@ describe('flow control: limits held across two worker processes', () => {
     }
   });
 
+  it('paces a backlog on resume, when the slots it had reserved passed while it was paused', async () => {
+    const destination = await HttpsDestination.start();
+    try {
+      const fixture = await createEndpoint(sut.url);
+      const destinationId = await addLimitedDestination(sut, fixture, {
+        url: destination.url,
+        rate_limit: 5,
+      });
+      const setPaused = async (paused: boolean) => {
+        const changed = await api(
+          sut.url,
+          'PATCH',
+          `/api/endpoints/${fixture.endpointId}/destinations/${destinationId}`,
+          { token: fixture.user.accessToken, body: { paused } },
+        );
+        expect(changed.status).toBe(200);
+      };
+      const EVENTS = 30;
+      await Promise.all(Array.from({ length: EVENTS }, (_, n) => capture(fixture, `{"n":${n}}`)));
+      await destination.waitForRequests(1);
+      await setPaused(true);
+      // The backlog reserved slots 200 ms apart, 6 s in all: every one passes while it is paused.
+      await sleep(7000);
+      const sentBefore = destination.received.length;
+      expect(sentBefore).toBeLessThan(EVENTS / 2);
+      await setPaused(false);
+      await destination.waitForRequests(EVENTS, 30_000);
+      const resumed = (await attemptStarts(sut.env.DATABASE_URL, destinationId, EVENTS)).slice(sentBefore);
+      expect(resumed).toHaveLength(EVENTS - sentBefore);
+      // As in the test above: the k-th attempt after the resume started no sooner than k slots after the
+      // first; a backlog granted its passed slots at once would start together.
+      const lateness = resumed.map((at, k) => at - (resumed[0] + k * 200));
+      expect(lateness.filter((late) => late < -50)).toEqual([]);
+    } finally {
+      await destination.close();
+    }
+  });
+
   it('applies a raised rate limit to the deliveries already waiting for slots of the old one', async () => {
     const destination = await HttpsDestination.start();
     try {

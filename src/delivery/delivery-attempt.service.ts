@@ -161,7 +161,10 @@ export class DeliveryAttemptService {
     const { destination } = delivery;
     if (!destination || !destination.isActive) return this.abandon(delivery, destination);
     // A paused destination holds its deliveries: the job ends with no attempt made; resuming enqueues them.
-    if (destination.paused) return null;
+    if (destination.paused) {
+      await this.gate.forgetReservation(destination.id, delivery.id, destination);
+      return null;
+    }
     // More failed runs than this job made attempts: it was deferred before.
     const returning = runs.failedRuns > delivery.attemptCount - runs.priorAttempts;
     const waitMs = await this.takePlace(delivery.id, destination, returning);

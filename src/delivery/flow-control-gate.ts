@@ -86,11 +86,11 @@ export class FlowControlGate {
 
   /** Takes a place for an attempt of `deliveryId`: granted, or refused with the wait to its rate slot. */
   async acquire(destinationId: string, deliveryId: string, limits: FlowControl): Promise<GateAnswer> {
-    const intervalUs = limits.rateLimit ? Math.ceil(PERIOD_US[limits.rateLimitPeriod] / limits.rateLimit) : 0;
+    const intervalUs = FlowControlGate.intervalOf(limits);
     const answer = await this.redis.flowControlAcquire(
       this.inFlightKey(destinationId),
       `${this.prefix}:${destinationId}:next_slot:${intervalUs}`,
-      `${this.prefix}:${destinationId}:reserved:${intervalUs}:${deliveryId}`,
+      this.reservationKey(destinationId, deliveryId, intervalUs),
       deliveryId,
       FlowControlGate.maxInFlightOf(limits) ?? 0,
       intervalUs,
@@ -105,6 +105,27 @@ export class FlowControlGate {
   async release(destinationId: string, deliveryId: string, limits: FlowControl): Promise<void> {
     if (FlowControlGate.maxInFlightOf(limits) !== null)
       await this.redis.zrem(this.inFlightKey(destinationId), deliveryId);
+  }
+
+  /**
+   * Drops the rate slot a delivery reserved, if any: its job was let go unsent (the destination is paused),
+   * and the slot may pass before it comes back. On resume it takes a slot of the schedule then, instead of
+   * being granted at once with every other delivery whose slot passed meanwhile.
+   */
+  async forgetReservation(destinationId: string, deliveryId: string, limits: FlowControl): Promise<void> {
+    if (limits.rateLimit !== null)
+      await this.redis.del(
+        this.reservationKey(destinationId, deliveryId, FlowControlGate.intervalOf(limits)),
+      );
+  }
+
+  /** Microseconds between two attempts under the rate limit; 0 without one. */
+  private static intervalOf(limits: FlowControl): number {
+    return limits.rateLimit ? Math.ceil(PERIOD_US[limits.rateLimitPeriod] / limits.rateLimit) : 0;
+  }
+
+  private reservationKey(destinationId: string, deliveryId: string, intervalUs: number): string {
+    return `${this.prefix}:${destinationId}:reserved:${intervalUs}:${deliveryId}`;
   }
 
   private inFlightKey(destinationId: string): string {
