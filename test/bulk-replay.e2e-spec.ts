@@ -205,6 +205,47 @@ describe('bulk replay', () => {
       await stuck.close();
     }
   }, 60_000);
+
+  it('is not held up by a paused destination: what it replays to that one waits for its resume', async () => {
+    const fixture = await createEndpoint(sut.url);
+    await addDestination(sut.url, fixture, destination.url);
+    const held = await HttpsDestination.start();
+    try {
+      const heldId = await addDestination(sut.url, fixture, held.url);
+      const paused = await api(
+        sut.url,
+        'PATCH',
+        `/api/endpoints/${fixture.endpointId}/destinations/${heldId}`,
+        {
+          token: fixture.user.accessToken,
+          body: { paused: true },
+        },
+      );
+      expect(paused.status).toBe(200);
+      // 600 held by the pause; the replay's own would take the paused backlog past 1,000 in its third chunk.
+      const captured = acknowledgedIds(
+        await captureAtRate(fixture.captureUrl, { ratePerS: 300, total: 600 }),
+      );
+      expect(captured).toHaveLength(600);
+
+      const started = await call(sut, fixture, 'POST', '', {});
+      expect(started.status).toBe(202);
+      const finished = await eventually(
+        async () => (await call(sut, fixture, 'GET', `/${started.body.bulk_replay.id}`)).body.bulk_replay,
+        (replay) => replay.status !== 'running',
+        30_000,
+      );
+      expect(finished).toMatchObject({ status: 'completed', done: 600, total: 600 });
+      const { rows } = await db.query(
+        `select count(*)::int as waiting from deliveries where destination_id = $1 and status = 'pending'`,
+        [heldId],
+      );
+      expect(rows[0].waiting).toBe(1200);
+      expect(held.received).toHaveLength(0);
+    } finally {
+      await held.close();
+    }
+  }, 90_000);
 });
 
 describe('bulk replay by status', () => {

@@ -18,6 +18,11 @@ const CHUNK_EVENTS = 200;
  */
 export const BULK_REPLAY_MAX_BACKLOG = 1000;
 const WAIT_MS = 500;
+/**
+ * Waits a job makes in a row before it ends, leaving the replay to the sweep (a new job within
+ * SWEEP_INTERVAL_MS): a replay held up by a slow destination does not keep one of the worker's places.
+ */
+const WAITS_PER_JOB = 20;
 /** Replays running with no job (Redis lost it, or a worker stopped mid-way) get one again this often. */
 const SWEEP_INTERVAL_MS = 5000;
 const BULK_REPLAY_CONCURRENCY = 4;
@@ -65,13 +70,15 @@ export class BulkReplayWorker implements OnApplicationBootstrap, OnModuleDestroy
   }
 
   private async run(bulkReplayId: string): Promise<void> {
-    while (!this.closing) {
-      const destinations = await this.replays.activeDestinations(bulkReplayId);
+    for (let waits = 0; !this.closing;) {
+      const destinations = await this.replays.sendingDestinations(bulkReplayId);
       const backlogs = await this.backlogs.of(destinations);
       if ([...backlogs.values()].some((backlog) => backlog.pending >= BULK_REPLAY_MAX_BACKLOG)) {
+        if (++waits > WAITS_PER_JOB) return;
         await sleep(WAIT_MS);
         continue;
       }
+      waits = 0;
       const chunk = await this.replays.dispatchNext(bulkReplayId, CHUNK_EVENTS);
       // The deliveries are committed: if Redis fails now, the delivery sweeper enqueues them.
       await this.deliveries

@@ -193,10 +193,14 @@ export class BulkReplayRepository {
     return this.find(endpointId, id);
   }
 
-  /** The active destinations of a replay's endpoint (none once it is no longer running). */
-  async activeDestinations(id: string): Promise<string[]> {
+  /**
+   * The destinations a replay's endpoint sends to now, active and not paused (none once the replay is no
+   * longer running): a paused one's backlog waits for its resume, which flow control paces.
+   */
+  async sendingDestinations(id: string): Promise<string[]> {
     const { rows } = await this.knex.raw(
-      `select d.id from bulk_replays r join destinations d on d.endpoint_id = r.endpoint_id and d.is_active
+      `select d.id from bulk_replays r
+       join destinations d on d.endpoint_id = r.endpoint_id and d.is_active and not d.paused
        where r.id = ? and r.status = 'running'`,
       [id],
     );
