@@ -11,6 +11,8 @@ import {
 } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
+import Stripe from 'stripe';
 import type { components } from '../src/generated/openapi';
 import { api, createApiKey, registerUser } from './support/api-client';
 import { HttpsDestination } from './support/https-destination';
@@ -76,6 +78,10 @@ class RestartableService {
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
+  }
+
+  get databaseUrl(): string {
+    return this.env.DATABASE_URL;
   }
 
   async up(): Promise<void> {
@@ -678,6 +684,65 @@ describe('hooktrail (the command-line client)', () => {
           new RegExp(`  ${id}  → error: connect ECONNREFUSED 127\\.0\\.0\\.1:${port}  \\d+ ms$`),
         );
       expect(await listener.stop('SIGTERM')).toBe(0);
+    });
+
+    it('forwards, by the catch-up it makes every 15 s, an event the stream never announced', async () => {
+      const endpoint = await createEndpoint('Unannounced');
+      const receiver = await LocalReceiver.start();
+      const listener = listen(['Unannounced', '--forward-to', receiver.url, '--json']);
+      await listener.waitForRecord('ready');
+      // Stored as a capture is, but never announced: as when the service could not publish to Redis.
+      const db = new Client({ connectionString: service.databaseUrl });
+      await db.connect();
+      let unannounced: string;
+      try {
+        const { rows } = await db.query<{ id: string }>(
+          `insert into events (id, endpoint_id, status, method, headers, query, body_text, received_at)
+           values (gen_random_uuid(), $1, 'received', 'POST', '{"content-type": "text/plain"}', '',
+                   'unannounced', now())
+           returning id`,
+          [endpoint.id],
+        );
+        unannounced = rows[0].id;
+      } finally {
+        await db.end();
+      }
+      const [request] = await receiver.waitFor(1, 30_000);
+      expect(request.body.toString()).toBe('unannounced');
+      expect(await listener.waitForRecord('forwarded')).toMatchObject({ event_id: unannounced, status: 202 });
+      expect(await listener.stop()).toBe(0);
+    }, 60_000);
+
+    it('does not forward a request whose signature failed on an endpoint that enforces it, as destinations', async () => {
+      const endpoint = await createEndpoint('Enforced');
+      const secret = 'whsec_cli_enforced_0123456789';
+      const rules = await api(service.url, 'PATCH', `/api/endpoints/${endpoint.id}`, {
+        token: apiKey,
+        body: { verification: { provider: 'stripe', secret, mode: 'enforce' } },
+      });
+      expect(rules.status).toBe(200);
+      const receiver = await LocalReceiver.start();
+      const listener = listen(['Enforced', '--forward-to', receiver.url, '--json']);
+      await listener.waitForRecord('ready');
+      const signed = (payload: string, key: string) => ({
+        'content-type': 'application/json',
+        'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: key }),
+      });
+      const path = `/in/${endpoint.public_token}`;
+      const forged = await send(service.url, 'POST', path, {
+        body: '{"id":"evt_forged"}',
+        headers: signed('{"id":"evt_forged"}', 'whsec_not_the_secret'),
+      });
+      expect(forged.status).toBe(401);
+      const genuine = await capture(endpoint, {
+        body: '{"id":"evt_genuine"}',
+        headers: signed('{"id":"evt_genuine"}', secret),
+      });
+
+      expect(await listener.waitForRecord('skipped')).toMatchObject({ event_id: forged.json.id });
+      expect(await listener.waitForRecord('forwarded')).toMatchObject({ event_id: genuine });
+      expect(await listener.stop()).toBe(0);
+      expect(receiver.requests.map((request) => request.body.toString())).toEqual(['{"id":"evt_genuine"}']);
     });
 
     it('resumes after a network drop and after a service restart: nothing missed, nothing twice, in order', async () => {

@@ -63,6 +63,10 @@ export class HooktrailApi {
     return this.request('GET', '/api/endpoints');
   }
 
+  getEndpoint(endpointId: string): Promise<CreatedEndpoint> {
+    return this.request('GET', `/api/endpoints/${encodeURIComponent(endpointId)}`);
+  }
+
   createEndpoint(name: string): Promise<CreatedEndpoint> {
     return this.request('POST', '/api/endpoints', { name });
   }

@@ -14,10 +14,21 @@ import { RecentIds } from './recent-ids';
  * this for an endpoint a developer listens to, at about 100 bytes each.
  */
 const FORWARDED_IDS_KEPT = 10_000;
+/**
+ * How often, while connected, `listen` also lists the events received since the last one it forwarded:
+ * one the stream never announced (the server could not publish it: Redis away for a moment) or that could
+ * not be fetched when it was is forwarded then.
+ */
+const CATCH_UP_INTERVAL_MS = 15_000;
+/**
+ * A catch-up lists from this long before the newest event forwarded: a capture commits within seconds of
+ * its receive time, so one received a little earlier but committed later is listed too.
+ */
+const CATCH_UP_MARGIN_MS = 5_000;
 
 type ForwardableEvent = Pick<
   CapturedEvent,
-  'id' | 'received_at' | 'method' | 'query' | 'headers' | 'body' | 'body_encoding'
+  'id' | 'received_at' | 'method' | 'query' | 'headers' | 'body' | 'body_encoding' | 'verification'
 >;
 
 export interface ListenOptions {
@@ -53,11 +64,22 @@ export class ListenSession {
   private queue: Promise<void> = Promise.resolve();
   private failure?: unknown;
   /**
-   * Where a catch-up starts (ISO 8601): `--since` or the server's clock at the first connection, then the
-   * receive time of the newest event forwarded. The server's clock comes in whole seconds, so a catch-up
-   * before anything was forwarded may also bring events of the second before listen started.
+   * Where listening starts (ISO 8601): `--since` or the server's clock at the first connection. The
+   * server's clock comes in whole seconds, so a catch-up before anything was forwarded may also bring
+   * events of the second before listen started.
    */
-  private catchUpFrom = '';
+  private startFrom = '';
+  /**
+   * The receive time up to which every event was forwarded: `startFrom`, then the newest event forwarded,
+   * unless one was `behind`.
+   */
+  private forwardedUpTo = '';
+  /** An event could not be fetched or listed: `forwardedUpTo` stays until a catch-up has listed it. */
+  private behind = false;
+  private connectedNow = false;
+  private catchUpQueued = false;
+  /** The endpoint as last read: whether it enforces its signature check decides what is forwarded. */
+  private endpoint: Endpoint;
 
   constructor(
     private readonly api: HooktrailApi,
@@ -65,30 +87,37 @@ export class ListenSession {
     private readonly options: ListenOptions,
   ) {
     this.signal = AbortSignal.any([options.stop, this.halt.signal]);
+    this.endpoint = options.endpoint;
   }
 
   /** Runs until stopped; rejects when the API refuses the key or the endpoint. */
   async run(): Promise<void> {
-    const endpointId = this.options.endpoint.id;
+    const endpointId = this.endpoint.id;
     const follower = new EventStreamFollower(
       (lastEventId, signal) => this.api.openEventStream(endpointId, lastEventId, signal),
       {
         connected: (resumed, serverTime) => this.connected(resumed, serverTime),
-        disconnected: (reason) =>
+        disconnected: (reason) => {
+          this.connectedNow = false;
           this.output.record(
             { type: 'disconnected', reason },
             this.output.colors.yellow(`Disconnected: ${reason}; reconnecting…`),
-          ),
+          );
+        },
         message: (message) => {
           const eventId = createdEventId(message);
           if (eventId) this.enqueue(() => this.forwardById(eventId));
         },
       },
     );
+    const catchUps = setInterval(() => {
+      if (this.connectedNow) this.queueCatchUp();
+    }, CATCH_UP_INTERVAL_MS);
     try {
       await follower.follow(this.signal);
     } finally {
       // Whatever ended the following (a stop, a refused reconnection) ends the forwarding too.
+      clearInterval(catchUps);
       this.halt.abort();
       await this.queue;
     }
@@ -96,10 +125,12 @@ export class ListenSession {
   }
 
   private connected(resumed: boolean, serverTime: Date): void {
+    this.connectedNow = true;
     if (resumed) {
       this.output.record({ type: 'reconnected' }, this.output.colors.green('Reconnected'));
     } else {
-      this.catchUpFrom = (this.options.since ?? serverTime).toISOString();
+      this.startFrom = (this.options.since ?? serverTime).toISOString();
+      this.forwardedUpTo = this.startFrom;
       this.output.record(
         {
           type: 'ready',
@@ -111,7 +142,7 @@ export class ListenSession {
     }
     // Queued now, before any message of this connection: the stream's own replay, which covers only
     // the server's last 10 minutes, then finds those events already forwarded.
-    if (resumed || this.options.since) this.enqueue(() => this.catchUp());
+    if (resumed || this.options.since) this.queueCatchUp();
   }
 
   private readyLine(): string {
@@ -135,38 +166,76 @@ export class ListenSession {
     });
   }
 
-  /** Forwards, oldest first, the events received since the last one forwarded that were not. */
+  /** Queues a catch-up, unless one is already waiting its turn. */
+  private queueCatchUp(): void {
+    if (this.catchUpQueued) return;
+    this.catchUpQueued = true;
+    this.enqueue(() => {
+      this.catchUpQueued = false;
+      return this.catchUp();
+    });
+  }
+
+  /**
+   * Reads the endpoint again (its signature check may have changed), then forwards, oldest first, the
+   * events received since the last one forwarded (less CATCH_UP_MARGIN_MS) that were not.
+   */
   private async catchUp(): Promise<void> {
-    let missed: CapturedEvent[];
+    this.behind = false;
+    let listed: CapturedEvent[];
     try {
-      missed = await eventsReceivedSince(this.api, this.options.endpoint.id, this.catchUpFrom);
+      ({ endpoint: this.endpoint } = await this.api.getEndpoint(this.endpoint.id));
+      listed = await eventsReceivedSince(this.api, this.endpoint.id, this.listFrom());
     } catch (error) {
+      this.behind = true;
       return this.warnUnlessRefused(error, 'could not list the events received meanwhile');
     }
-    for (const event of missed) {
+    for (const event of listed) {
       if (this.signal.aborted) return;
       // The list cuts long bodies; the event's own route has them whole.
       await (event.body_truncated ? this.forwardById(event.id) : this.forward(event));
+      this.advance(event);
     }
+  }
+
+  private listFrom(): string {
+    const withMargin = new Date(Date.parse(this.forwardedUpTo) - CATCH_UP_MARGIN_MS).toISOString();
+    return withMargin > this.startFrom ? withMargin : this.startFrom;
+  }
+
+  private advance(event: Pick<CapturedEvent, 'received_at'>): void {
+    if (!this.behind && event.received_at > this.forwardedUpTo) this.forwardedUpTo = event.received_at;
   }
 
   private async forwardById(eventId: string): Promise<void> {
     if (this.forwarded.has(eventId)) return;
     let event: ForwardableEvent;
     try {
-      ({ event } = await this.api.getEvent(this.options.endpoint.id, eventId));
+      ({ event } = await this.api.getEvent(this.endpoint.id, eventId));
     } catch (error) {
-      return this.warnUnlessRefused(error, `event ${eventId} not forwarded`);
+      this.behind = true;
+      return this.warnUnlessRefused(error, `event ${eventId} not forwarded yet`);
     }
     await this.forward(event);
   }
 
   private async forward(event: ForwardableEvent): Promise<void> {
     if (this.forwarded.has(event.id)) return;
+    // As the destinations: a request whose signature failed on an endpoint that enforces it is kept for
+    // inspection, never forwarded.
+    if (event.verification.status === 'failed' && this.endpoint.verification?.mode === 'enforce') {
+      this.forwarded.add(event.id);
+      const message = `event ${event.id} not forwarded: ${event.verification.reason} (the endpoint enforces its signature check)`;
+      this.output.record(
+        { type: 'skipped', event_id: event.id, message },
+        this.output.colors.yellow(message),
+      );
+      return this.advance(event);
+    }
     const outcome = await forwardToLocal(event, this.options.forwardTo, this.signal);
     if (this.signal.aborted) return;
     this.forwarded.add(event.id);
-    if (event.received_at > this.catchUpFrom) this.catchUpFrom = event.received_at;
+    this.advance(event);
     this.output.record(
       forwardRecord(event, outcome),
       forwardLine(new Date(), event, outcome, this.output.colors),
@@ -175,8 +244,8 @@ export class ListenSession {
 
   /**
    * A refused key ends listening. Anything else (an event deleted meanwhile, the API unreachable for a
-   * moment) is reported and skipped: what was not forwarded is listed again by the catch-up that follows
-   * the next reconnection.
+   * moment) is reported and left to the next catch-up (at the next reconnection, or within
+   * CATCH_UP_INTERVAL_MS), which lists it again: until then, what was forwarded moves no cursor past it.
    */
   private warnUnlessRefused(error: unknown, what: string): void {
     if (error instanceof ApiError && (error.status === 401 || error.status === 403)) throw error;
