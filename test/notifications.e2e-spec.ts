@@ -297,6 +297,7 @@ describe('notification channels', () => {
     const user = await registerUser(sut.url);
     const subscribed = await server();
     const other = await server();
+    const hooked = await server();
     const told = await createChannel(
       'slack',
       `${subscribed.url}/slack`,
@@ -304,8 +305,11 @@ describe('notification channels', () => {
       user,
     );
     const notTold = await createChannel('slack', `${other.url}/slack`, ['destination.paused'], user);
+    await createChannel('webhook', `${hooked.url}/hook`, ['dead_letter'], user);
     const fixture = await createEndpoint(sut.url, user);
-    await addDestination(sut.url, fixture, REFUSING_URL);
+    // Basic credentials in the destination's URL: its password is kept out of every message.
+    const password = 'pw-in-the-url-5e1d';
+    await addDestination(sut.url, fixture, REFUSING_URL.replace('https://', `https://ops:${password}@`));
     const mailsBefore = smtp.mails.length;
 
     const eventId = await capture(fixture);
@@ -314,8 +318,14 @@ describe('notification channels', () => {
     const { text } = json(message);
     expect(text).toContain('1 webhook dead-lettered on');
     expect(text).toContain(`/#/endpoints/${fixture.endpointId}`);
+    const [posted] = await hooked.waitForRequests(1, 30_000);
+    expect(json(posted).data.events[0].destinations[0].url).toBe(
+      REFUSING_URL.replace('https://', 'https://ops:[redacted]@'),
+    );
     const mails = await smtp.waitForMails(mailsBefore + 1);
-    expect(mails.some((mail) => mail.to.includes(user.email) && mail.text.includes(eventId))).toBe(true);
+    const mail = mails.find((sent) => sent.to.includes(user.email) && sent.text.includes(eventId));
+    expect(mail?.text).toContain('ops:[redacted]@127.0.0.1:1/hooks');
+    expect(mail?.text).not.toContain(password);
     // The outbox rows of every subscribed channel are written by one statement, and a row is deleted only
     // once its message went out: with none left and none received, the other channel was never told.
     await outboxEmptied(told.id);

@@ -1,5 +1,7 @@
+import { REDACTED_PASSWORD, withoutUrlPassword } from '../common/url-password';
+
 /** What a secret value becomes in an entry's `changes`. */
-export const REDACTED = '[redacted]';
+export const REDACTED = REDACTED_PASSWORD;
 /** What an object or array nested deeper than MAX_DEPTH becomes: cut, never walked. */
 export const TOO_DEEP = '[nested too deep]';
 
@@ -28,23 +30,12 @@ function isSecret(key: string, holder: string | undefined): boolean {
   );
 }
 
-/** A URL with a password in its user information (`https://user:password@host/`): Basic credentials. */
-const URL_WITH_PASSWORD = /^https?:\/\/[^/?#]*:[^/?#]*@/i;
-
-/** A URL with its password redacted (the user name, host, path and query kept); any other text as it is. */
-function redactUrlPassword(text: string): string {
-  if (!URL_WITH_PASSWORD.test(text) || !URL.canParse(text)) return text;
-  const url = new URL(text);
-  if (url.password === '') return text;
-  return `${url.protocol}//${url.username}:${REDACTED}@${url.host}${url.pathname}${url.search}${url.hash}`;
-}
-
 /**
  * The value with every secret replaced by REDACTED, at any depth, and the password of every URL. A null
  * secret stays null: it holds no secret, and says that one was removed.
  */
 function redact(value: unknown, depth: number, holder: string | undefined): unknown {
-  if (typeof value === 'string') return redactUrlPassword(value);
+  if (typeof value === 'string') return withoutUrlPassword(value);
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) return TOO_DEEP;
   if (Array.isArray(value)) return value.map((item: unknown) => redact(item, depth + 1, holder));

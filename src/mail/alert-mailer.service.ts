@@ -1,6 +1,7 @@
 import { MailerService } from '@nestjs-modules/mailer';
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { withoutUrlPassword } from '../common/url-password';
 import type { Environment } from '../config/environment';
 import type { NotificationEvent } from '../notifications/notification-events';
 import { Notifier } from '../notifications/notifier.service';
@@ -108,7 +109,7 @@ export class AlertMailer {
     const blocks = batch.events.map((event) => {
       const destinations = event.destinations.map(
         (destination) =>
-          `  - ${destination.url}: last response ${destination.responseCode ?? 'none'}${destination.error ? ` (${destination.error})` : ''}`,
+          `  - ${withoutUrlPassword(destination.url)}: last response ${destination.responseCode ?? 'none'}${destination.error ? ` (${destination.error})` : ''}`,
       );
       return [
         `Event ${event.eventId} (${event.method}), received ${event.receivedAt.toISOString()}`,

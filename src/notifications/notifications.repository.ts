@@ -1,6 +1,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { ENDPOINT_ACCOUNT_HOLDERS } from '../access/access-sql';
+import { withoutUrlPassword } from '../common/url-password';
 import type { Knex } from '../database/sql';
 import type {
   ChannelStatus,
@@ -9,6 +10,13 @@ import type {
   PendingNotification,
 } from './notification-channel';
 import type { NotificationEvent, NotificationEventType } from './notification-events';
+
+/**
+ * JSON.stringify's replacer for a notification's data: a destination URL's password stays out of what is
+ * posted to chats, mailed or sent to webhooks (`https://user:[redacted]@host/...`).
+ */
+const hidingUrlPasswords = (_key: string, value: unknown) =>
+  typeof value === 'string' ? withoutUrlPassword(value) : value;
 
 const CHANNEL_COLUMNS = `id, user_id, type, target, events, sealed_secret, status, last_error, last_sent_at,
   failing_since, dropped_messages, created_at`;
@@ -121,7 +129,7 @@ export class NotificationsRepository {
                            where ep.id = ?)
          and ? = any(c.events) and c.status <> 'disabled'
        returning channel_id`,
-      [event.type, JSON.stringify(event.data), event.endpointId, event.type],
+      [event.type, JSON.stringify(event.data, hidingUrlPasswords), event.endpointId, event.type],
     );
     return rows.map((row: { channel_id: string }) => row.channel_id);
   }
