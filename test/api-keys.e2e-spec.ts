@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Client } from 'pg';
 import { api, createApiKey, registerUser, type RegisteredUser } from './support/api-client';
+import { HEARTBEAT_MS } from '../src/realtime/event-stream.gateway';
 import { SseClient } from './support/sse-client';
 import { startTestApp, type TestApp } from './support/test-app';
 import { createEndpoint } from './support/webhook-fixtures';
@@ -233,6 +234,24 @@ describe('API keys', () => {
     await fetch(fixture.captureUrl, { method: 'POST', body: 'still listening' });
     await survivor.waitFor((message) => message.event === 'event.created');
   });
+
+  it('ends a live stream at its next heartbeat when its key was revoked but no process was told', async () => {
+    const fixture = await createEndpoint(sut.url, owner);
+    const revoked = await createKey({ name: 'revoked without an announcement' });
+    const stream = await SseClient.open(
+      `${sut.url}/api/endpoints/${fixture.endpointId}/events/stream`,
+      revoked.key,
+    );
+    streams.push(stream);
+    expect(stream.status).toBe(200);
+    // Gone from PostgreSQL with no word through Redis, as when the announcement of a revocation is lost.
+    await db.query('delete from api_keys where id = $1', [revoked.api_key.id]);
+    const outcome = await Promise.race([
+      stream.closed.then(() => 'ended'),
+      new Promise((resolve) => setTimeout(resolve, HEARTBEAT_MS + 10_000, 'still open')),
+    ]);
+    expect(outcome).toBe('ended');
+  }, 40_000);
 
   it('allows at most 100 keys per user', async () => {
     const user = await registerUser(sut.url);

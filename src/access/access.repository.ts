@@ -67,6 +67,17 @@ export class AccessRepository {
     return row ? { role: row.role, plan: row.plan, teamId: row.team_id, endpointId: row.endpoint_id } : null;
   }
 
+  /** Whether an API key still stands: not revoked (deleted), not expired. */
+  async apiKeyStands(keyId: string): Promise<boolean> {
+    const rows = await this.em
+      .getConnection()
+      .execute<unknown[]>(
+        `select 1 from api_keys where id = ? and (expires_at is null or expires_at > now())`,
+        [keyId],
+      );
+    return rows.length > 0;
+  }
+
   /** The user's role in each of their teams, by team id. */
   async teamRoles(userId: string): Promise<Map<string, Role>> {
     const rows = await this.em

@@ -31,6 +31,22 @@ export class AccessService {
     return grant;
   }
 
+  /**
+   * Whether a caller may still do what a grant let them do when it was checked: the API key they came
+   * with still stands, and the permission holds on the resource. For what outlives one request (a live
+   * stream), should the announcement of a revocation through Redis be lost.
+   */
+  async stillHolds(
+    caller: AuthUser,
+    permission: Permission,
+    kind: ResourceKind,
+    id: string,
+  ): Promise<boolean> {
+    if (caller.apiKey && !(await this.access.apiKeyStands(caller.apiKey.id))) return false;
+    const grant = await this.access.grantOf(caller.id, kind, id);
+    return grant !== null && roleAtLeast(grant.role, PERMISSIONS[permission]);
+  }
+
   /** The user's role in each of their teams, by team id. */
   teamRoles(userId: string): Promise<Map<string, Role>> {
     return this.access.teamRoles(userId);

@@ -2,6 +2,7 @@ import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Grant } from '../access/access.repository';
+import { AccessService } from '../access/access.service';
 import { revoked, Revocations } from '../access/revocations';
 import type { AuthUser } from '../common/decorators/current-user.decorator';
 import {
@@ -28,6 +29,7 @@ export class EventStreamGateway implements OnModuleDestroy {
   constructor(
     private readonly changes: EventStreamService,
     private readonly revocations: Revocations,
+    private readonly access: AccessService,
   ) {}
 
   /** Ends every stream before the HTTP server closes (dashboards reconnect, to another process). */
@@ -71,10 +73,17 @@ export class EventStreamGateway implements OnModuleDestroy {
     const position = lastSent ? undefined : this.changes.position(endpointId);
     if (position !== undefined) raw.write(`id: ${position}\n\n`);
     this.streams.add(raw);
-    const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), HEARTBEAT_MS);
     // The stream ends when the access it was opened with does (the API key revoked or expired, the team left,
-    // the endpoint moved); its reconnection is judged again.
+    // the endpoint moved); its reconnection is judged again. Announced through Redis, and checked in
+    // PostgreSQL at each heartbeat too, should an announcement be lost (a failure to check keeps it open).
     const end = () => raw.end();
+    const heartbeat = setInterval(() => {
+      raw.write(': heartbeat\n\n');
+      this.access.stillHolds(user, 'endpoint.read', 'endpoint', endpointId).then(
+        (holds) => holds || end(),
+        () => undefined,
+      );
+    }, HEARTBEAT_MS);
     const unwatch = [
       this.revocations.watch(revoked.endpoint(endpointId), end),
       ...(user.apiKey ? [this.revocations.watchApiKey(user.apiKey, end)] : []),
