@@ -610,10 +610,18 @@ describe('dashboard in headless Chromium', () => {
     await start.waitFor();
     expect(await start.textContent()).toBe('Replay all 1 matching');
     const before = sink!.received.length;
+    // The first read of its progress fails (a network blip): the bar reads it again, and does not freeze.
+    const progressRead = /\/bulk-replays\/[0-9a-f-]{36}$/;
+    let reads = 0;
+    await page.route(progressRead, (route) => (reads++ === 0 ? route.abort('failed') : route.continue()));
+    const errorsBefore = watch.consoleErrors.length;
     await start.click();
     const finished = page.locator('[data-testid="bulk-replay-progress"][data-status="completed"]');
     await finished.waitFor({ timeout: 15_000 });
+    await page.unroute(progressRead);
     expect(await finished.textContent()).toContain('Replayed 1 event');
+    expect(reads).toBeGreaterThanOrEqual(2);
+    expect(watch.consoleErrors.splice(errorsBefore)).toEqual(['Failed to load resource: net::ERR_FAILED']);
     // The destination gets the paid invoice once more (a retry of the failed refund may arrive too).
     const replayedPaid = () =>
       sink!.received
@@ -644,6 +652,41 @@ describe('dashboard in headless Chromium', () => {
     } finally {
       await page.setViewportSize(DESKTOP);
     }
+  });
+
+  step('pages a search past the 1,000 matches it counts, to the last page', async () => {
+    const token = await accessToken();
+    const created = await api(sut!.url, 'POST', '/api/endpoints', { token, body: { name: 'Archive' } });
+    expect(created.status).toBe(201);
+    const archive = created.body.endpoint;
+    const capturePath = new URL(archive.capture_url).pathname;
+    const statuses: number[] = [];
+    for (let sent = 0; sent < 1001; sent += 50)
+      await Promise.all(
+        Array.from({ length: Math.min(50, 1001 - sent) }, async () => {
+          const response = await fetch(`${sut!.url}${capturePath}`, {
+            method: 'POST',
+            body: 'archive.entry',
+          });
+          await response.arrayBuffer();
+          statuses.push(response.status);
+        }),
+      );
+    expect(new Set(statuses)).toEqual(new Set([200]));
+    const loadsBefore = watch.loads();
+    await page.evaluate(
+      `window.location.hash = '/endpoints/${archive.id}?q=archive.entry&limit=100&page=10'`,
+    );
+    const pageInfo = byTestId('page-info');
+    await pageInfo.filter({ hasText: 'Page 10 of 10+ · more than 1000 events' }).waitFor();
+    const rows = () => page.locator('[data-testid="event-row"]').count();
+    expect(await rows()).toBe(100);
+    await byTestId('page-next').click();
+    await page.waitForFunction(`document.querySelectorAll('[data-testid="event-row"]').length === 1`);
+    expect(await pageInfo.textContent()).toContain('Page 11 of 11+');
+    expect(new URL(page.url()).hash).toContain('page=11');
+    expect(await byTestId('page-next').isDisabled()).toBe(true);
+    await expectNoReload(loadsBefore);
   });
 
   step(

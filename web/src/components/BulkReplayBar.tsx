@@ -36,6 +36,7 @@ export function BulkReplayBar({ endpointId, status, from, q, listed }: Props) {
   const [replay, setReplay] = useState<BulkReplay | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  const [failedPolls, setFailedPolls] = useState(0);
   const path = endpointPath(endpointId, 'bulk-replays');
   const filter = { ...(status ? { status } : {}), ...(from ? { from } : {}), ...(q ? { q } : {}) };
   const filterKey = JSON.stringify(filter);
@@ -43,6 +44,7 @@ export function BulkReplayBar({ endpointId, status, from, q, listed }: Props) {
   useEffect(() => {
     const controller = new AbortController();
     setMatching(null);
+    setError(null);
     api<{ count: number }>(path, {
       method: 'POST',
       body: { ...filter, dry_run: true },
@@ -61,16 +63,23 @@ export function BulkReplayBar({ endpointId, status, from, q, listed }: Props) {
     }, setError);
   }, [path]);
 
+  // A poll that fails is shown and tried again a POLL_MS later: the progress never freezes on one failure.
   useEffect(() => {
     if (replay?.status !== 'running') return;
     const timer = setTimeout(() => {
       api<{ bulk_replay: BulkReplay }>(`${path}/${replay.id}`).then(
-        (answer) => setReplay(answer.bulk_replay),
-        setError,
+        (answer) => {
+          setError(null);
+          setReplay(answer.bulk_replay);
+        },
+        (err) => {
+          setError(err);
+          setFailedPolls((failed) => failed + 1);
+        },
       );
     }, POLL_MS);
     return () => clearTimeout(timer);
-  }, [path, replay]);
+  }, [path, replay, failedPolls]);
 
   // Never rejects (failures are shown through setError), so the buttons fire and forget it.
   const act = async (request: () => Promise<{ bulk_replay: BulkReplay }>) => {
@@ -122,7 +131,9 @@ export function BulkReplayBar({ endpointId, status, from, q, listed }: Props) {
           onClick={() => void start()}
         >
           {matching === null
-            ? 'Counting matching events…'
+            ? error
+              ? 'Matching events not counted'
+              : 'Counting matching events…'
             : matching === 0
               ? 'No events to replay'
               : `Replay all ${count.format(matching)} matching`}

@@ -175,8 +175,10 @@ export function EventsList({
         setData(next);
         setError(null);
         if (filters.page === 1 && !hasFilter(filters)) setNewCount(0);
-        if (loaded.pagination.pages > 0 && filters.page > loaded.pagination.pages) {
-          setFilters({ ...filters, page: loaded.pagination.pages });
+        // Past the last page: back to it (not with a capped search count, whose later pages still answer).
+        const { pages, total_capped: capped } = loaded.pagination;
+        if (!capped && pages > 0 && filters.page > pages) {
+          setFilters({ ...filters, page: pages });
         }
       })
       .catch((err) => {
@@ -254,6 +256,10 @@ export function EventsList({
 
   const pagination = data?.pagination;
   const pages = Math.max(pagination?.pages ?? 1, 1);
+  // A capped search count does not say where the matches end: a page that is not full does.
+  const lastPage = pagination?.total_capped
+    ? (data?.events.length ?? 0) < pagination.limit
+    : filters.page >= pages;
   const filtered = hasFilter(filters);
   const empty = data !== null && data.events.length === 0;
 
@@ -395,7 +401,7 @@ export function EventsList({
             <span aria-hidden="true">←</span> Previous
           </button>
           <span data-testid="page-info" aria-live="polite">
-            Page {filters.page} of {pagination.total_capped ? `${pages}+` : pages} ·{' '}
+            Page {filters.page} of {pagination.total_capped ? `${Math.max(pages, filters.page)}+` : pages} ·{' '}
             {pagination.total_capped
               ? `more than ${pagination.total} events`
               : plural(pagination.total, 'event')}
@@ -404,7 +410,7 @@ export function EventsList({
             type="button"
             class="btn"
             data-testid="page-next"
-            disabled={filters.page >= pages || loading}
+            disabled={lastPage || loading}
             onClick={() => setFilters((f) => ({ ...f, page: f.page + 1 }))}
           >
             Next <span aria-hidden="true">→</span>
