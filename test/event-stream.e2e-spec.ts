@@ -9,6 +9,7 @@ import {
   streamKey,
   watchedKey,
 } from '../src/realtime/event-change.publisher';
+import { HEARTBEAT_MS } from '../src/realtime/event-stream.gateway';
 import { EventStreamService, READ_PAGE_ENTRIES, WATCH_RENEW_MS } from '../src/realtime/event-stream.service';
 import { api } from './support/api-client';
 import { eventually } from './support/eventually';
@@ -382,9 +383,14 @@ describe('event stream (SSE)', () => {
 
   it('sends a heartbeat comment every 15 s', async () => {
     const client = await open(sut.url);
-    await new Promise((resolve) => setTimeout(resolve, 15_500));
-    expect(client.comments).toContain('heartbeat');
-  }, 30_000);
+    const openedAt = Date.now();
+    await eventually(
+      async () => client.comments,
+      (comments) => comments.includes('heartbeat'),
+      HEARTBEAT_MS + 5000,
+    );
+    expect(Date.now() - openedAt).toBeGreaterThanOrEqual(HEARTBEAT_MS - 100);
+  }, 40_000);
 
   it("answers 404 for another user's endpoint and 401 without a token", async () => {
     const stranger = await createEndpoint(sut.url);
