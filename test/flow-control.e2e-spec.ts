@@ -1,3 +1,5 @@
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { api } from './support/api-client';
@@ -7,6 +9,7 @@ import { type ServiceProcess, stopService } from './support/service-process';
 import { startTestApp, type TestApp } from './support/test-app';
 import { capture, createEndpoint, type EndpointFixture } from './support/webhook-fixtures';
 import { spawnWorker } from './reliability/support/processes';
+import { DELIVERY_QUEUE } from '../src/delivery/delivery-jobs';
 
 /** Adds a destination with flow-control fields through the API; returns its id. */
 async function addLimitedDestination(
@@ -141,6 +144,53 @@ describe('flow control: pausing a destination', () => {
       await destination.close();
     }
   }, 60_000);
+
+  it('sends each delivery once when its destination is paused and resumed before its dispatch job ran', async () => {
+    const destination = await HttpsDestination.start();
+    const queue = sut.app.get<Queue>(getQueueToken(DELIVERY_QUEUE));
+    try {
+      const fixture = await createEndpoint(sut.url);
+      const destinationId = await addLimitedDestination(sut, fixture, { url: destination.url });
+      const setPaused = async (paused: boolean) =>
+        expect(
+          (
+            await api(
+              sut.url,
+              'PATCH',
+              `/api/endpoints/${fixture.endpointId}/destinations/${destinationId}`,
+              {
+                token: fixture.user.accessToken,
+                body: { paused },
+              },
+            )
+          ).status,
+        ).toBe(200);
+      const EVENTS = 10;
+      // Every worker stops taking jobs: the deliveries' dispatch jobs wait in Redis.
+      await queue.pause();
+      try {
+        for (let n = 0; n < EVENTS; n++) await capture(fixture, `{"n":${n}}`);
+        await eventually(
+          () => queue.getJobCounts(),
+          (counts) => (counts as { paused?: number }).paused! > 0,
+        );
+        await setPaused(true);
+        await setPaused(false);
+        // The resume's release runs in the background: a moment for it to add whatever jobs it adds.
+        await sleep(1000);
+      } finally {
+        await queue.resume();
+      }
+      await destination.waitForRequests(EVENTS);
+      await sleep(1500);
+      expect(destination.received).toHaveLength(EVENTS);
+      expect((await deliveriesOf(db, destinationId)).map((row) => row.attempt_count)).toEqual(
+        Array<number>(EVENTS).fill(1),
+      );
+    } finally {
+      await destination.close();
+    }
+  });
 
   it('closes the deliveries a paused destination holds once it is switched off, as for an active one', async () => {
     const destination = await HttpsDestination.start();

@@ -36,7 +36,9 @@ export class HeldDeliveries {
 
   /**
    * Enqueues the destination's waiting deliveries in chunks and resolves with how many were enqueued; a
-   * FIFO destination's pump is woken instead (it sends them one at a time).
+   * FIFO destination's pump is woken instead (it sends them one at a time). A delivery still waiting in a
+   * dispatch job is left to it: a job of its own beside it would send it twice (a pause undone before the
+   * dispatch ran). Should that dispatch end without it meanwhile, the sweeper enqueues it.
    */
   async release(destinationId: string, ordering: DeliveryOrdering): Promise<number> {
     if (ordering === 'fifo') {
@@ -44,7 +46,9 @@ export class HeldDeliveries {
       return 0;
     }
     let released = 0;
-    for await (const rows of this.waitingChunks(destinationId)) {
+    for await (const waiting of this.waitingChunks(destinationId)) {
+      const dispatches = await this.queue.dispatchesOf(waiting.map((row) => row.id));
+      const rows = waiting.filter((_row, index) => dispatches[index] === undefined);
       const now = Date.now();
       await this.queue.enqueue(
         rows.map((row) => ({
