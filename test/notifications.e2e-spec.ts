@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
+import { MAILED_EVENTS_LIMIT } from '../src/mail/alert-mailer.service';
 import { Notifier } from '../src/notifications/notifier.service';
 import { api, registerUser, type RegisteredUser } from './support/api-client';
 import { answer, HttpsDestination, type ReceivedRequest } from './support/https-destination';
@@ -423,6 +424,9 @@ describe('notification channels', () => {
       'dead-letter mails',
     );
     expect(mails).toHaveLength(2);
+    // The digest lists 100 of its hundreds of events, and says how many more.
+    expect(mails[1].text).toMatch(/…and \d+ more: \S+\?status=dead_letter lists them all\./);
+    expect(mails[1].text.match(/^Event /gm)).toHaveLength(MAILED_EVENTS_LIMIT);
     for (const request of receiver.received) {
       expect(json(request)).toMatchObject({
         type: 'dead_letter',

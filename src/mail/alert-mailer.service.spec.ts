@@ -4,7 +4,7 @@ import type { Environment } from '../config/environment';
 import { ALERT_WINDOW_MS } from './alert-jobs';
 import type { NotificationEvent } from '../notifications/notification-events';
 import type { Notifier } from '../notifications/notifier.service';
-import { AlertMailer } from './alert-mailer.service';
+import { AlertMailer, MAILED_EVENTS_LIMIT } from './alert-mailer.service';
 import type { AlertScheduler } from './alert-scheduler.service';
 import type { AlertBatch, AlertsRepository } from './alerts.repository';
 
@@ -16,8 +16,8 @@ function batchOf(count: number, recipients = [{ email: 'owner@example.com', name
     endpointId: 'endpoint-1',
     endpointName: 'Stripe (prod)',
     recipients,
-    events: Array.from({ length: count }, (_, index) => ({
-      alertId: `alert-${index}`,
+    alertIds: Array.from({ length: count }, (_, index) => `alert-${index}`),
+    events: Array.from({ length: Math.min(count, MAILED_EVENTS_LIMIT) }, (_, index) => ({
       eventId: `event-${index}`,
       method: 'POST',
       receivedAt: new Date('2026-11-23T10:00:00Z'),
@@ -120,6 +120,21 @@ describe(AlertMailer.name, () => {
     expect(sent).toHaveLength(1);
     expect(sent[0].subject).toBe('[Hooktrail] 3 webhooks dead-lettered on "Stripe (prod)"');
     expect(marked).toEqual([['alert-0', 'alert-1', 'alert-2']]);
+  });
+
+  it('lists at most 100 events of a flood, says how many more, counts and marks them all', async () => {
+    lastSent = null;
+    unsent = batchOf(2500);
+    await sut.sendFor('endpoint-1');
+    expect(sent[0].subject).toBe('[Hooktrail] 2500 webhooks dead-lettered on "Stripe (prod)"');
+    expect(sent[0].text).toContain('event-99');
+    expect(sent[0].text).not.toContain('event-100');
+    expect(sent[0].text).toContain(
+      '…and 2400 more: https://hooktrail.example/#/endpoints/endpoint-1?status=dead_letter lists them all.',
+    );
+    expect(Buffer.byteLength(sent[0].text)).toBeLessThan(64 * 1024);
+    expect(marked[0]).toHaveLength(2500);
+    expect(notified[0].data.count).toBe(2500);
   });
 
   it("tells the endpoint's holders' dead_letter channels about the batch it mailed, and nothing while it waits", async () => {

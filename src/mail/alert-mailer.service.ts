@@ -11,6 +11,11 @@ import { type AlertBatch, AlertsRepository } from './alerts.repository';
 
 /** A dead-letter notification lists at most this many of its batch's events; `count` counts them all. */
 const NOTIFIED_EVENTS_LIMIT = 20;
+/**
+ * A dead-letter mail lists at most this many events, then says how many more: a flood's digest stays a
+ * mail of some kilobytes, which an SMTP server takes (a size limit refused would hold every later alert).
+ */
+export const MAILED_EVENTS_LIMIT = 100;
 
 /** What the account holders' notification channels subscribed to `dead_letter` are told about a batch. */
 export function deadLetterNotification(batch: AlertBatch): NotificationEvent {
@@ -19,7 +24,7 @@ export function deadLetterNotification(batch: AlertBatch): NotificationEvent {
     type: 'dead_letter',
     data: {
       endpoint: { id: batch.endpointId, name: batch.endpointName },
-      count: batch.events.length,
+      count: batch.alertIds.length,
       events: batch.events.slice(0, NOTIFIED_EVENTS_LIMIT).map((event) => ({
         id: event.eventId,
         method: event.method,
@@ -75,7 +80,7 @@ export class AlertMailer {
       const lastSent = await this.alerts.lastSentAt(trx, endpointId);
       const windowEnd = lastSent ? new Date(lastSent.getTime() + ALERT_WINDOW_MS) : null;
       if (windowEnd && windowEnd.getTime() > Date.now()) return windowEnd;
-      const batch = await this.alerts.unsent(trx, endpointId);
+      const batch = await this.alerts.unsent(trx, endpointId, MAILED_EVENTS_LIMIT);
       if (!batch) return null;
       const mail = this.compose(batch);
       await this.mailer.sendMail(mail);
@@ -85,11 +90,8 @@ export class AlertMailer {
           'SMTP_URL is not set: alert logged',
         );
       notifiedChannels = await this.notifier.record(trx, deadLetterNotification(batch));
-      await this.alerts.markSent(
-        trx,
-        batch.events.map((event) => event.alertId),
-      );
-      this.logger.log({ endpointId, events: batch.events.length, to: mail.to }, 'dead-letter alert sent');
+      await this.alerts.markSent(trx, batch.alertIds);
+      this.logger.log({ endpointId, events: batch.alertIds.length, to: mail.to }, 'dead-letter alert sent');
       return null;
     });
     await this.notifier.dispatch(notifiedChannels);
@@ -101,7 +103,8 @@ export class AlertMailer {
   }
 
   private compose(batch: AlertBatch): { to: string[]; subject: string; text: string; html: string } {
-    const count = batch.events.length;
+    const count = batch.alertIds.length;
+    const unlisted = count - batch.events.length;
     const subject =
       count === 1
         ? `[Hooktrail] Webhook dead-lettered on "${batch.endpointName}"`
@@ -121,6 +124,10 @@ export class AlertMailer {
       count === 1
         ? `A webhook captured by your endpoint "${batch.endpointName}" could not be delivered, so it is now dead-lettered: below, each destination's last response (its retries ran out, or the destination was removed or switched off).`
         : `${count} webhooks captured by your endpoint "${batch.endpointName}" could not be delivered, so they are now dead-lettered: below, each destination's last response (its retries ran out, or the destination was removed or switched off).`;
+    if (unlisted > 0)
+      blocks.push(
+        `…and ${unlisted} more: ${this.siteUrl}/#/endpoints/${batch.endpointId}?status=dead_letter lists them all.`,
+      );
     const outro = 'The events are kept: fix the destination, then replay them from the dashboard or the API.';
     const greeting = `Hi ${namesText(batch.recipients.map((recipient) => recipient.name))},`;
     const text = [greeting, '', intro, '', ...blocks.flatMap((block) => [block, '']), outro].join('\n');

@@ -10,7 +10,6 @@ export interface AlertDestination {
 }
 
 export interface AlertedEvent {
-  alertId: string;
   eventId: string;
   method: string;
   receivedAt: Date;
@@ -28,6 +27,9 @@ export interface AlertBatch {
   endpointName: string;
   /** The endpoint's account holders: its owner, or every owner of its team. */
   recipients: AlertRecipient[];
+  /** Every unsent alert of the endpoint, oldest first: what the mail counts and marks sent. */
+  alertIds: string[];
+  /** The events of the oldest of them, at most the `listed` asked for, with their destinations. */
   events: AlertedEvent[];
 }
 
@@ -57,18 +59,28 @@ export class AlertsRepository {
     return last === null ? null : new Date(last);
   }
 
-  async unsent(trx: Knex, endpointId: string): Promise<AlertBatch | null> {
+  /**
+   * The endpoint's unsent alerts: all their ids, and the events of the `listed` oldest with their
+   * dead-lettered destinations (a flood of thousands is counted, not written out in one mail).
+   */
+  async unsent(trx: Knex, endpointId: string, listed: number): Promise<AlertBatch | null> {
+    const { rows: ids } = await trx.raw(
+      `select id from dead_letter_alerts where endpoint_id = ? and sent_at is null order by created_at, id`,
+      [endpointId],
+    );
+    if (ids.length === 0) return null;
+    const alertIds = ids.map((row: { id: string }) => row.id);
     const { rows } = await trx.raw(
-      `select a.id as alert_id, e.id as event_id, e.method, e.received_at, ep.name as endpoint_name,
+      `select e.id as event_id, e.method, e.received_at, ep.name as endpoint_name,
               coalesce((select json_agg(json_build_object('url', d.destination_url, 'responseCode', d.response_code,
                          'error', d.attempts -> -1 ->> 'error') order by d.created_at)
                         from deliveries d where d.event_id = e.id and d.status = 'dead_letter'), '[]') as destinations
        from dead_letter_alerts a
        join events e on e.id = a.event_id
        join endpoints ep on ep.id = a.endpoint_id
-       where a.endpoint_id = ? and a.sent_at is null
-       order by a.created_at`,
-      [endpointId],
+       where a.id = any(?::uuid[])
+       order by a.created_at, a.id`,
+      [alertIds.slice(0, listed)],
     );
     if (rows.length === 0) return null;
     const recipients = await trx.raw(
@@ -81,8 +93,8 @@ export class AlertsRepository {
       endpointId,
       endpointName: rows[0].endpoint_name,
       recipients: recipients.rows,
+      alertIds,
       events: rows.map((row: Record<string, never>) => ({
-        alertId: row.alert_id,
         eventId: row.event_id,
         method: row.method,
         receivedAt: new Date(row.received_at),

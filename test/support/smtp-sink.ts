@@ -10,9 +10,10 @@ export interface ReceivedMail {
 }
 
 function decodeQuotedPrintable(raw: string): string {
+  // Runs of escaped bytes are decoded together: a character of several UTF-8 bytes is one escape each.
   return raw
     .replace(/=\r?\n/g, '')
-    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    .replace(/(?:=[0-9A-F]{2})+/g, (run) => Buffer.from(run.replaceAll('=', ''), 'hex').toString('utf8'));
 }
 
 /** A real SMTP server (the `smtp-server` package) on 127.0.0.1 that keeps every message it accepts. */
