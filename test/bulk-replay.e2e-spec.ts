@@ -17,6 +17,17 @@ const call = (sut: TestApp, fixture: EndpointFixture, method: string, path: stri
     body,
   });
 
+/** Replays every event of the endpoint in bulk and waits for the replay to end; resolves with it. */
+async function replayAllToTheEnd(sut: TestApp, fixture: EndpointFixture) {
+  const started = await call(sut, fixture, 'POST', '', {});
+  expect(started.status).toBe(202);
+  return eventually(
+    async () => (await call(sut, fixture, 'GET', `/${started.body.bulk_replay.id}`)).body.bulk_replay,
+    (replay) => replay.status !== 'running',
+    30_000,
+  );
+}
+
 describe('bulk replay', () => {
   let sut: TestApp;
   let db: Client;
@@ -115,13 +126,7 @@ describe('bulk replay', () => {
       types.set(await capture(fixture, JSON.stringify({ type, n })), type);
     }
 
-    const started = await call(sut, fixture, 'POST', '', {});
-    expect(started.status).toBe(202);
-    const finished = await eventually(
-      async () => (await call(sut, fixture, 'GET', `/${started.body.bulk_replay.id}`)).body.bulk_replay,
-      (replay) => replay.status !== 'running',
-      30_000,
-    );
+    const finished = await replayAllToTheEnd(sut, fixture);
     expect(finished).toMatchObject({ status: 'completed', total: 6, done: 6 });
 
     const { rows } = await db.query<{ event_id: string; destination_id: string; dispatches: number }>(
@@ -228,13 +233,7 @@ describe('bulk replay', () => {
       );
       expect(captured).toHaveLength(600);
 
-      const started = await call(sut, fixture, 'POST', '', {});
-      expect(started.status).toBe(202);
-      const finished = await eventually(
-        async () => (await call(sut, fixture, 'GET', `/${started.body.bulk_replay.id}`)).body.bulk_replay,
-        (replay) => replay.status !== 'running',
-        30_000,
-      );
+      const finished = await replayAllToTheEnd(sut, fixture);
       expect(finished).toMatchObject({ status: 'completed', done: 600, total: 600 });
       const { rows } = await db.query(
         `select count(*)::int as waiting from deliveries where destination_id = $1 and status = 'pending'`,

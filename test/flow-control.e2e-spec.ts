@@ -25,6 +25,19 @@ async function addLimitedDestination(
   return created.body.destination.id;
 }
 
+/** Changes a destination's fields through the API (PATCH); resolves with the answer. */
+function patchDestination(
+  sut: TestApp,
+  fixture: EndpointFixture,
+  destinationId: string,
+  body: Record<string, unknown>,
+) {
+  return api(sut.url, 'PATCH', `/api/endpoints/${fixture.endpointId}/destinations/${destinationId}`, {
+    token: fixture.user.accessToken,
+    body,
+  });
+}
+
 async function deliveriesOf(db: Client, destinationId: string) {
   const { rows } = await db.query<{ status: string; attempt_count: number }>(
     'select status, attempt_count from deliveries where destination_id = $1 order by created_at, id',
@@ -152,19 +165,7 @@ describe('flow control: pausing a destination', () => {
       const fixture = await createEndpoint(sut.url);
       const destinationId = await addLimitedDestination(sut, fixture, { url: destination.url });
       const setPaused = async (paused: boolean) =>
-        expect(
-          (
-            await api(
-              sut.url,
-              'PATCH',
-              `/api/endpoints/${fixture.endpointId}/destinations/${destinationId}`,
-              {
-                token: fixture.user.accessToken,
-                body: { paused },
-              },
-            )
-          ).status,
-        ).toBe(200);
+        expect((await patchDestination(sut, fixture, destinationId, { paused })).status).toBe(200);
       const EVENTS = 10;
       // Every worker stops taking jobs: the deliveries' dispatch jobs wait in Redis.
       await queue.pause();
@@ -203,12 +204,7 @@ describe('flow control: pausing a destination', () => {
         () => deliveriesOf(db, destinationId),
         (rows) => rows.length === 2,
       );
-      const off = await api(
-        sut.url,
-        'PATCH',
-        `/api/endpoints/${fixture.endpointId}/destinations/${destinationId}`,
-        { token: fixture.user.accessToken, body: { is_active: false } },
-      );
+      const off = await patchDestination(sut, fixture, destinationId, { is_active: false });
       expect(off.body.destination).toMatchObject({ paused: true, is_active: false });
 
       // The sweeper finds them overdue (10 s) and their jobs close them without a request.
@@ -285,15 +281,8 @@ describe('flow control: limits held across two worker processes', () => {
         url: destination.url,
         rate_limit: 5,
       });
-      const setPaused = async (paused: boolean) => {
-        const changed = await api(
-          sut.url,
-          'PATCH',
-          `/api/endpoints/${fixture.endpointId}/destinations/${destinationId}`,
-          { token: fixture.user.accessToken, body: { paused } },
-        );
-        expect(changed.status).toBe(200);
-      };
+      const setPaused = async (paused: boolean) =>
+        expect((await patchDestination(sut, fixture, destinationId, { paused })).status).toBe(200);
       const EVENTS = 30;
       await Promise.all(Array.from({ length: EVENTS }, (_, n) => capture(fixture, `{"n":${n}}`)));
       await destination.waitForRequests(1);
@@ -329,12 +318,10 @@ describe('flow control: limits held across two worker processes', () => {
       // The other two have reserved the slots one and two minutes on, and their jobs wait for them.
       await sleep(1500);
       expect(destination.received).toHaveLength(1);
-      const raised = await api(
-        sut.url,
-        'PATCH',
-        `/api/endpoints/${fixture.endpointId}/destinations/${destinationId}`,
-        { token: fixture.user.accessToken, body: { rate_limit: 20, rate_limit_period: 'second' } },
-      );
+      const raised = await patchDestination(sut, fixture, destinationId, {
+        rate_limit: 20,
+        rate_limit_period: 'second',
+      });
       expect(raised.status).toBe(200);
       const changedAt = Date.now();
       await destination.waitForRequests(3, 15_000);
