@@ -304,34 +304,52 @@ describe('flow control: limits held across two worker processes', () => {
     }
   });
 
-  it('applies a raised rate limit to the deliveries already waiting for slots of the old one', async () => {
-    const destination = await HttpsDestination.start();
-    try {
-      const fixture = await createEndpoint(sut.url);
-      const destinationId = await addLimitedDestination(sut, fixture, {
-        url: destination.url,
-        rate_limit: 1,
-        rate_limit_period: 'minute',
-      });
-      for (let n = 0; n < 3; n++) await capture(fixture, `{"n":${n}}`);
-      await destination.waitForRequests(1);
-      // The other two have reserved the slots one and two minutes on, and their jobs wait for them.
-      await sleep(1500);
-      expect(destination.received).toHaveLength(1);
-      const raised = await patchDestination(sut, fixture, destinationId, {
-        rate_limit: 20,
-        rate_limit_period: 'second',
-      });
-      expect(raised.status).toBe(200);
-      const changedAt = Date.now();
-      await destination.waitForRequests(3, 15_000);
-      console.log(
-        `rate limit raised from 1/min to 20/s: the two waiting arrived ${Date.now() - changedAt} ms after`,
-      );
-    } finally {
-      await destination.close();
-    }
-  });
+  it.each([
+    ['on its own', {}],
+    ['in the PATCH that resumes it', { paused: false }],
+  ])(
+    'applies a raised rate limit to the deliveries already waiting for slots of the old one, %s',
+    async (how, resume) => {
+      const destination = await HttpsDestination.start();
+      const db = new Client({ connectionString: sut.env.DATABASE_URL });
+      await db.connect();
+      try {
+        const fixture = await createEndpoint(sut.url);
+        const destinationId = await addLimitedDestination(sut, fixture, {
+          url: destination.url,
+          rate_limit: 1,
+          rate_limit_period: 'minute',
+        });
+        for (let n = 0; n < 3; n++) await capture(fixture, `{"n":${n}}`);
+        await destination.waitForRequests(1);
+        // The other two have reserved the slots one and two minutes on, and their jobs wait for them.
+        await sleep(1500);
+        expect(destination.received).toHaveLength(1);
+        if ('paused' in resume)
+          expect((await patchDestination(sut, fixture, destinationId, { paused: true })).status).toBe(200);
+        // As the sweeper moves on a delivery it finds overdue but with a job waiting (30 s at a time).
+        await db.query(
+          `update deliveries set next_attempt_at = now() + interval '30 seconds'
+           where destination_id = $1 and status = 'pending'`,
+          [destinationId],
+        );
+        const raised = await patchDestination(sut, fixture, destinationId, {
+          ...resume,
+          rate_limit: 20,
+          rate_limit_period: 'second',
+        });
+        expect(raised.status).toBe(200);
+        const changedAt = Date.now();
+        await destination.waitForRequests(3, 15_000);
+        console.log(
+          `rate limit raised from 1/min to 20/s ${how}: the two waiting arrived ${Date.now() - changedAt} ms after`,
+        );
+      } finally {
+        await db.end();
+        await destination.close();
+      }
+    },
+  );
 
   it('keeps at most max_in_flight attempts open at once, and reaches it', async () => {
     const { responder, mostOpen } = slowCounting(300);

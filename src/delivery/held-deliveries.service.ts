@@ -70,14 +70,17 @@ export class HeldDeliveries {
    * The destination's rate limit changed: its deliveries whose jobs wait for a rate slot reserved under the
    * old limit run again now, and take their place under the new one (a raised limit does not wait out the
    * old schedule). Retries not due yet keep their time. Resolves with how many jobs were brought forward.
-   * A FIFO destination's pump takes its next slot under the new limit by itself.
+   * A FIFO destination's pump takes its next slot under the new limit by itself. A delivery never
+   * attempted is always due, whatever its `next_attempt_at` says (the sweeper moves that on, 30 s at a
+   * time, while the delivery's job waits for its slot).
    */
   async repace(destinationId: string): Promise<number> {
     let promoted = 0;
     for await (const rows of this.waitingChunks(destinationId)) {
       const now = Date.now();
       const due = rows.filter(
-        (row) => row.next_attempt_at === null || Date.parse(row.next_attempt_at) <= now,
+        (row) =>
+          row.attempt_count === 0 || row.next_attempt_at === null || Date.parse(row.next_attempt_at) <= now,
       );
       promoted += await this.queue.promote(due.map((row) => row.id));
     }

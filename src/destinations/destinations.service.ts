@@ -87,16 +87,20 @@ export class DestinationsService {
     if (was.paused && !destination.paused) destination.consecutiveFailures = 0;
     await this.destinations.save();
     // In the background: on resume, or a change of ordering, the waiting backlog is released (to the FIFO
-    // pump, or enqueued; the sweeper would find it too, later). On a change of rate limit, the deliveries
-    // deferred to slots of the old one come back for a slot of the new one.
+    // pump, or enqueued; the sweeper would find it too, later). On a change of rate limit (with a resume or
+    // not), the deliveries deferred to slots of the old one come back for a slot of the new one.
     if (destination.paused) return this.present(destination);
-    if (was.paused || destination.ordering !== was.ordering)
-      this.inBackground(destination, this.held.release(destination.id, destination.ordering));
-    else if (
+    const rateChanged =
       destination.ordering === 'none' &&
-      (destination.rateLimit !== was.rateLimit || destination.rateLimitPeriod !== was.rateLimitPeriod)
-    )
-      this.inBackground(destination, this.held.repace(destination.id));
+      (destination.rateLimit !== was.rateLimit || destination.rateLimitPeriod !== was.rateLimitPeriod);
+    if (was.paused || destination.ordering !== was.ordering)
+      this.inBackground(
+        destination,
+        this.held
+          .release(destination.id, destination.ordering)
+          .then((released) => (rateChanged ? this.held.repace(destination.id) : released)),
+      );
+    else if (rateChanged) this.inBackground(destination, this.held.repace(destination.id));
     return this.present(destination);
   }
 
