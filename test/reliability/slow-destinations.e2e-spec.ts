@@ -8,7 +8,6 @@ import {
   startServiceProcess,
   stopService,
 } from '../support/service-process';
-import { startTestApp, type TestApp } from '../support/test-app';
 import { addDestination, capture, createEndpoint, type EndpointFixture } from '../support/webhook-fixtures';
 import { DESTINATION_IN_FLIGHT_LIMIT } from '../../src/delivery/delivery-attempt.service';
 import { deliveryStatusCounts } from './support/ledger';
@@ -168,10 +167,12 @@ describe('reliability: destinations that hang, drip, or answer 50 MB', () => {
     const bad = await Promise.all([hang, drip, huge].map((responder) => HttpsDestination.start(responder)));
     const [hanging, dripping, big] = bad;
     const healthy = await HttpsDestination.start();
-    let sut: TestApp | undefined;
+    let sut: ServiceUnderTest | undefined;
     let worker: ServiceProcess | undefined;
     try {
-      sut = await startTestApp({
+      // The API in a process of its own too: the healthy flow's captures must not wait on the test's event
+      // loop, which also serves the bad destinations' 60 connections (a green CI run saw 1,666 ms there).
+      sut = await startServiceProcess({
         APP_ROLE: 'api',
         DELIVERY_TIMEOUT_MS: String(TIMEOUT_MS),
         DELIVERY_RETRY_DELAYS_MS: '500,500,500,500',
