@@ -439,6 +439,22 @@ describe('audit log', () => {
         'member',
         member.id,
       ]);
+      // the endpoint's log is its current home's: its entries from before stay in the account's log
+      expect(await entriesOf(admin, `?endpoint_id=${ownersOwn.id}`)).toEqual([]);
+
+      // moved on to another team, the endpoint's entries from the first stay in the first team's log: the
+      // second team's admins, who are not in the first, do not see them
+      const otherTeamId = await createTeam(owner);
+      const otherAdmin = await registerUser(sut.url);
+      await addMember(otherTeamId, otherAdmin, 'admin');
+      await expectStatus(call(owner, 'PATCH', `/api/endpoints/${endpointId}`, { team_id: otherTeamId }), 200);
+      await expectStatus(call(owner, 'PATCH', `/api/endpoints/${endpointId}`, { name: 'Moved' }), 200);
+      expect((await entriesOf(otherAdmin, `?endpoint_id=${endpointId}`)).map(summary)).toEqual([
+        ['endpoint.updated', 'endpoint', endpointId],
+      ]);
+      expect(
+        (await entriesOf(admin, `?team_id=${teamId}`)).filter((entry) => entry.target.id === endpointId),
+      ).toHaveLength(3);
     });
   });
 

@@ -52,7 +52,11 @@ export class AuditLogService {
     const endpointId = query.endpoint_id?.toLowerCase();
     if (teamId === undefined && endpointId === undefined) return { accountUserId: caller.id };
     if (teamId !== undefined) await this.access.require(caller, 'audit.read', 'team', teamId);
-    if (endpointId !== undefined) await this.access.require(caller, 'audit.read', 'endpoint', endpointId);
-    return { teamId, endpointId };
+    if (endpointId === undefined) return { teamId };
+    const home = (await this.access.require(caller, 'audit.read', 'endpoint', endpointId)).teamId;
+    if (teamId !== undefined) return { teamId, endpointId };
+    // An endpoint's log is its current home's: its entries from an earlier one (a team it has left, or its
+    // owner's account) stay in that one's log, for whoever may read it.
+    return home === null ? { accountUserId: caller.id, endpointId } : { teamId: home, endpointId };
   }
 }
