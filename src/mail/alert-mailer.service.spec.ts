@@ -17,7 +17,9 @@ function batchOf(count: number, recipients = [{ email: 'owner@example.com', name
     endpointName: 'Stripe (prod)',
     recipients,
     alertIds: Array.from({ length: count }, (_, index) => `alert-${index}`),
+    unnotifiedIds: Array.from({ length: count }, (_, index) => `alert-${index}`),
     events: Array.from({ length: Math.min(count, MAILED_EVENTS_LIMIT) }, (_, index) => ({
+      alertId: `alert-${index}`,
       eventId: `event-${index}`,
       method: 'POST',
       receivedAt: new Date('2026-11-23T10:00:00Z'),
@@ -31,6 +33,7 @@ describe(AlertMailer.name, () => {
   let unsent: AlertBatch | null;
   const sent: { to: string[]; subject: string; text: string; html: string }[] = [];
   const marked: string[][] = [];
+  const markedNotified: string[][] = [];
   const scheduled: { endpointId: string; notBefore?: Date }[] = [];
   const notified: NotificationEvent[] = [];
   const dispatched: string[][] = [];
@@ -40,6 +43,7 @@ describe(AlertMailer.name, () => {
     lastSentAt: async () => lastSent,
     unsent: async () => unsent,
     markSent: async (_trx: unknown, ids: string[]) => void marked.push(ids),
+    markNotified: async (_trx: unknown, ids: string[]) => void markedNotified.push(ids),
   });
   const mailer = stub<MailerService>({
     sendMail: async (mail) => {
@@ -69,6 +73,7 @@ describe(AlertMailer.name, () => {
   beforeEach(() => {
     sent.length = 0;
     marked.length = 0;
+    markedNotified.length = 0;
     scheduled.length = 0;
     notified.length = 0;
     dispatched.length = 0;
@@ -156,13 +161,24 @@ describe(AlertMailer.name, () => {
     expect(notified).toHaveLength(0);
   });
 
-  it('leaves the alerts unsent when SMTP fails, so the job retries', async () => {
+  it('leaves the alerts unsent when SMTP fails, so the job retries, and tells the channels all the same', async () => {
     lastSent = null;
-    unsent = batchOf(1);
+    unsent = batchOf(2);
     const refusing = stub<MailerService>({ sendMail: async () => Promise.reject(new Error('ECONNREFUSED')) });
     const failing = new AlertMailer(repository, scheduler, refusing, notifier, config);
     await expect(failing.sendFor('endpoint-1')).rejects.toThrow('ECONNREFUSED');
     expect(marked).toHaveLength(0);
-    expect(notified).toHaveLength(0);
+    expect(notified).toHaveLength(1);
+    expect(markedNotified).toEqual([['alert-0', 'alert-1']]);
+    expect(dispatched).toEqual([['channel-1']]);
+
+    // The retry, SMTP back: the mail goes, and the channels are not told again of what they know.
+    notified.length = 0;
+    unsent = { ...batchOf(3), unnotifiedIds: ['alert-2'] };
+    await sut.sendFor('endpoint-1');
+    expect(sent).toHaveLength(1);
+    expect(marked).toEqual([['alert-0', 'alert-1', 'alert-2']]);
+    expect(notified).toHaveLength(1);
+    expect(notified[0].data).toMatchObject({ count: 1, events: [{ id: 'event-2' }] });
   });
 });

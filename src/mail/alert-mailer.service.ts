@@ -3,6 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { withoutUrlPassword } from '../common/url-password';
 import type { Environment } from '../config/environment';
+import type { Knex } from '../database/sql';
 import type { NotificationEvent } from '../notifications/notification-events';
 import { Notifier } from '../notifications/notifier.service';
 import { ALERT_WINDOW_MS } from './alert-jobs';
@@ -76,26 +77,51 @@ export class AlertMailer {
 
   async sendFor(endpointId: string): Promise<void> {
     let notifiedChannels: string[] = [];
+    let mailFailure: unknown;
     const postponedUntil = await this.alerts.withEndpointLock(endpointId, async (trx) => {
       const lastSent = await this.alerts.lastSentAt(trx, endpointId);
       const windowEnd = lastSent ? new Date(lastSent.getTime() + ALERT_WINDOW_MS) : null;
       if (windowEnd && windowEnd.getTime() > Date.now()) return windowEnd;
       const batch = await this.alerts.unsent(trx, endpointId, MAILED_EVENTS_LIMIT);
       if (!batch) return null;
+      // The channels are told first, and whatever becomes of the mail: SMTP down delays the mail only.
+      notifiedChannels = await this.notifyChannels(trx, batch);
       const mail = this.compose(batch);
-      await this.mailer.sendMail(mail);
+      try {
+        await this.mailer.sendMail(mail);
+      } catch (error) {
+        mailFailure = error;
+        return null;
+      }
       if (this.logOnly)
         this.logger.warn(
           { to: mail.to, subject: mail.subject, text: mail.text },
           'SMTP_URL is not set: alert logged',
         );
-      notifiedChannels = await this.notifier.record(trx, deadLetterNotification(batch));
       await this.alerts.markSent(trx, batch.alertIds);
       this.logger.log({ endpointId, events: batch.alertIds.length, to: mail.to }, 'dead-letter alert sent');
       return null;
     });
     await this.notifier.dispatch(notifiedChannels);
+    // The alerts stay unsent and the job is retried (Bull's back-off): the mail goes when SMTP is back.
+    if (mailFailure) throw mailFailure;
     if (postponedUntil) await this.scheduler.schedule(endpointId, postponedUntil);
+  }
+
+  /** Tells the channels about the batch's alerts they were not told about yet; resolves with their ids. */
+  private async notifyChannels(trx: Knex, batch: AlertBatch): Promise<string[]> {
+    if (batch.unnotifiedIds.length === 0) return [];
+    const unnotified = new Set(batch.unnotifiedIds);
+    const channelIds = await this.notifier.record(
+      trx,
+      deadLetterNotification({
+        ...batch,
+        alertIds: batch.unnotifiedIds,
+        events: batch.events.filter((event) => unnotified.has(event.alertId)),
+      }),
+    );
+    await this.alerts.markNotified(trx, batch.unnotifiedIds);
+    return channelIds;
   }
 
   private eventLink(endpointId: string, eventId: string): string {

@@ -10,6 +10,7 @@ export interface AlertDestination {
 }
 
 export interface AlertedEvent {
+  alertId: string;
   eventId: string;
   method: string;
   receivedAt: Date;
@@ -29,6 +30,8 @@ export interface AlertBatch {
   recipients: AlertRecipient[];
   /** Every unsent alert of the endpoint, oldest first: what the mail counts and marks sent. */
   alertIds: string[];
+  /** Those of them not told to the notification channels yet (a mail that failed told them already). */
+  unnotifiedIds: string[];
   /** The events of the oldest of them, at most the `listed` asked for, with their destinations. */
   events: AlertedEvent[];
 }
@@ -64,14 +67,15 @@ export class AlertsRepository {
    * dead-lettered destinations (a flood of thousands is counted, not written out in one mail).
    */
   async unsent(trx: Knex, endpointId: string, listed: number): Promise<AlertBatch | null> {
-    const { rows: ids } = await trx.raw(
-      `select id from dead_letter_alerts where endpoint_id = ? and sent_at is null order by created_at, id`,
+    const { rows: ids } = await trx.raw<{ rows: { id: string; notified: boolean }[] }>(
+      `select id, notified_at is not null as notified from dead_letter_alerts
+       where endpoint_id = ? and sent_at is null order by created_at, id`,
       [endpointId],
     );
     if (ids.length === 0) return null;
-    const alertIds = ids.map((row: { id: string }) => row.id);
+    const alertIds = ids.map((row) => row.id);
     const { rows } = await trx.raw(
-      `select e.id as event_id, e.method, e.received_at, ep.name as endpoint_name,
+      `select a.id as alert_id, e.id as event_id, e.method, e.received_at, ep.name as endpoint_name,
               coalesce((select json_agg(json_build_object('url', d.destination_url, 'responseCode', d.response_code,
                          'error', d.attempts -> -1 ->> 'error') order by d.created_at)
                         from deliveries d where d.event_id = e.id and d.status = 'dead_letter'), '[]') as destinations
@@ -94,7 +98,9 @@ export class AlertsRepository {
       endpointName: rows[0].endpoint_name,
       recipients: recipients.rows,
       alertIds,
+      unnotifiedIds: ids.filter((row) => !row.notified).map((row) => row.id),
       events: rows.map((row: Record<string, never>) => ({
+        alertId: row.alert_id,
         eventId: row.event_id,
         method: row.method,
         receivedAt: new Date(row.received_at),
@@ -104,7 +110,15 @@ export class AlertsRepository {
   }
 
   async markSent(trx: Knex, alertIds: string[]): Promise<void> {
-    await trx.raw(`update dead_letter_alerts set sent_at = now() where id = any(?::uuid[])`, [alertIds]);
+    await trx.raw(
+      `update dead_letter_alerts set sent_at = now(), notified_at = coalesce(notified_at, now())
+       where id = any(?::uuid[])`,
+      [alertIds],
+    );
+  }
+
+  async markNotified(trx: Knex, alertIds: string[]): Promise<void> {
+    await trx.raw(`update dead_letter_alerts set notified_at = now() where id = any(?::uuid[])`, [alertIds]);
   }
 
   /**
