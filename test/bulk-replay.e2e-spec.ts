@@ -17,16 +17,30 @@ const call = (sut: TestApp, fixture: EndpointFixture, method: string, path: stri
     body,
   });
 
+/** Waits for a bulk replay to end; resolves with it. */
+const ended = (sut: TestApp, fixture: EndpointFixture, replayId: string) =>
+  eventually(
+    async () => (await call(sut, fixture, 'GET', `/${replayId}`)).body.bulk_replay,
+    (replay) => replay.status !== 'running',
+    30_000,
+  );
+
 /** Replays every event of the endpoint in bulk and waits for the replay to end; resolves with it. */
 async function replayAllToTheEnd(sut: TestApp, fixture: EndpointFixture) {
   const started = await call(sut, fixture, 'POST', '', {});
   expect(started.status).toBe(202);
-  return eventually(
-    async () => (await call(sut, fixture, 'GET', `/${started.body.bulk_replay.id}`)).body.bulk_replay,
-    (replay) => replay.status !== 'running',
-    30_000,
-  );
+  return ended(sut, fixture, started.body.bulk_replay.id);
 }
+
+/** A worker process beside an APP_ROLE=api service, on its database and Redis prefix. */
+const spawnWorkerOf = (sut: TestApp) =>
+  spawnService({
+    APP_ROLE: 'worker',
+    DATABASE_URL: sut.env.DATABASE_URL,
+    REDIS_URL: sut.env.REDIS_URL,
+    REDIS_PREFIX: sut.env.REDIS_PREFIX,
+    LOG_LEVEL: 'warn',
+  });
 
 describe('bulk replay', () => {
   let sut: TestApp;
@@ -271,19 +285,9 @@ describe('bulk replay by status', () => {
     await setStatus('dead_letter', [deadSince]);
     await setStatus('failed', [failedSince]);
 
-    const worker = await spawnService({
-      APP_ROLE: 'worker',
-      DATABASE_URL: sut.env.DATABASE_URL,
-      REDIS_URL: sut.env.REDIS_URL,
-      REDIS_PREFIX: sut.env.REDIS_PREFIX,
-      LOG_LEVEL: 'warn',
-    });
+    const worker = await spawnWorkerOf(sut);
     try {
-      const finished = await eventually(
-        async () => (await call(sut, fixture, 'GET', `/${started.body.bulk_replay.id}`)).body.bulk_replay,
-        (replay) => replay.status !== 'running',
-        30_000,
-      );
+      const finished = await ended(sut, fixture, started.body.bulk_replay.id);
       expect(finished).toMatchObject({ status: 'completed', total: 3, done: 3 });
       // Each event's capture is one dispatch; the replay made one more for each of the three it covers.
       const { rows } = await db.query<{ event_id: string; dispatches: number }>(
@@ -297,6 +301,26 @@ describe('bulk replay by status', () => {
         [failedSince]: 1,
       });
       expect((await db.query('select count(*)::int as n from bulk_replay_events')).rows[0].n).toBe(0);
+    } finally {
+      await stopService(worker);
+    }
+  }, 60_000);
+
+  it('ends a replay without a status filter at its total when some of its events were deleted before their turn', async () => {
+    const { sut, db } = app;
+    const fixture = await createEndpoint(sut.url);
+    await addDestination(sut.url, fixture, `${(await app.server()).url}/deleted-meanwhile`);
+    const events: string[] = [];
+    for (let n = 0; n < 4; n++) events.push(await capture(fixture, JSON.stringify({ n })));
+    const started = await call(sut, fixture, 'POST', '', {});
+    expect(started.body.bulk_replay).toMatchObject({ status: 'running', total: 4, done: 0 });
+    // As retention would, before the worker comes to them.
+    await db.query('delete from events where id = any($1)', [events.slice(1, 3)]);
+
+    const worker = await spawnWorkerOf(sut);
+    try {
+      const finished = await ended(sut, fixture, started.body.bulk_replay.id);
+      expect(finished).toMatchObject({ status: 'completed', total: 4, done: 4 });
     } finally {
       await stopService(worker);
     }

@@ -261,15 +261,26 @@ export class BulkReplayRepository {
       );
       const last = events.at(-1);
       const finished = events.length < size;
+      // Completed: `done` reaches `total` even when events counted at its making were deleted before their
+      // turn (retention), as a replay that lists its events counts them (done, with nothing sent).
       await trx.raw(
         `update bulk_replays
-         set done = done + ?,
+         set done = case when ? then greatest(done + ?, total) else done + ? end,
              cursor_received_at = coalesce(?::timestamptz, cursor_received_at),
              cursor_event_id = coalesce(?::uuid, cursor_event_id),
              status = case when ? then 'completed' else status end,
              finished_at = case when ? then now() else finished_at end
          where id = ?`,
-        [events.length, last?.received_at ?? null, last?.id ?? null, finished, finished, id],
+        [
+          finished,
+          events.length,
+          events.length,
+          last?.received_at ?? null,
+          last?.id ?? null,
+          finished,
+          finished,
+          id,
+        ],
       );
       if (finished) await trx.raw(`delete from bulk_replay_events where bulk_replay_id = ?`, [id]);
       return { deliveryIds, running: !finished };
