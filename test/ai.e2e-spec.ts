@@ -241,13 +241,25 @@ describe('AI analysis with Gemini (a fake Gemini server)', () => {
     expect(prompt).toContain('retries after 1 s, 20 s, 1.5 min and 1 h (5 attempts in all)');
   });
 
-  it('falls back to the local engine when Gemini fails', async () => {
+  it('falls back to the local engine when Gemini fails, and asks Gemini again next time', async () => {
     gemini.answerWith({ status: 500 });
     const response = await api(sut.url, 'GET', route(fixture, eventId, 'diagnose'), {
       token: fixture.user.accessToken,
     });
     expect(response).toMatchObject({ status: 200, body: { provider: 'local' } });
     expect(response.body.diagnosis).toContain('nothing to diagnose');
+
+    // The fallback's answer was not kept: Gemini, back, answers the next call, and that answer is kept.
+    gemini.answerWith({ text: 'Nothing failed: every delivery succeeded.' });
+    const asked = gemini.requests.length;
+    const again = await api(sut.url, 'GET', route(fixture, eventId, 'diagnose'), {
+      token: fixture.user.accessToken,
+    });
+    expect(again.body).toEqual({
+      diagnosis: 'Nothing failed: every delivery succeeded.',
+      provider: 'gemini',
+    });
+    expect(gemini.requests).toHaveLength(asked + 1);
   });
 });
 

@@ -9,7 +9,8 @@ type Operation = 'explain' | 'schema' | 'handler' | 'diagnose';
 
 /**
  * The AI operations on a caller's event, cached per event, operation and parameters. A diagnosis is
- * cached together with the attempts it read, so a new attempt gets a new diagnosis.
+ * cached together with the attempts it read, so a new attempt gets a new diagnosis. Only the configured
+ * engine's answers are cached, not a fallback's.
  */
 @Injectable()
 export class AiService {
@@ -63,7 +64,10 @@ export class AiService {
     if (cached) return cached;
     if (mayAsk && !(await mayAsk())) throw new ThrottlerException();
     const answer = await ask(event);
-    await this.repository.store(eventId, operation, parameters, answer);
+    // A fallback's answer (the local engine's, Gemini having failed) is not kept: the next call asks Gemini
+    // again, instead of being answered by the fallback for good.
+    if (answer.provider === this.provider.name)
+      await this.repository.store(eventId, operation, parameters, answer);
     return answer;
   }
 }

@@ -50,6 +50,8 @@ export interface HandlerTarget {
 
 /** The four operations, each answered by Gemini or by the local engine. */
 export interface AiProvider {
+  /** The engine that answers when all is well: an answer from another is a fallback (Gemini failed). */
+  readonly name: AiProviderName;
   explain(event: AiEvent): Promise<AiAnswer>;
   schema(event: AiEvent): Promise<AiAnswer>;
   handler(event: AiEvent, target: HandlerTarget): Promise<AiAnswer>;

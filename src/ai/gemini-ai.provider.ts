@@ -70,6 +70,7 @@ export async function isTypeScriptDeclaration(text: string): Promise<boolean> {
  * engine's answer (with the reason logged), and a schema that does not parse as TypeScript too.
  */
 export class GeminiAiProvider implements AiProvider {
+  readonly name = 'gemini';
   private readonly logger = new Logger(GeminiAiProvider.name);
   private readonly model: GenerativeModel;
   private readonly timeoutMs: number;

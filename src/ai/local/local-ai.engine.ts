@@ -14,6 +14,7 @@ const local = (text: string): AiAnswer => ({ text, provider: 'local' });
  * attempts' codes and errors.
  */
 export class LocalAiEngine implements AiProvider {
+  readonly name = 'local';
   constructor(private readonly policy: DeliveryPolicy) {}
 
   async explain(event: AiEvent): Promise<AiAnswer> {
