@@ -15,6 +15,11 @@ interface Props {
   q: string;
   /** The list's count of matching events: when it changes (a new event), the events are counted again. */
   listed: number | undefined;
+  /**
+   * The list filters by signature, which a bulk replay cannot: no replay can be started (a running one is
+   * still shown, with its Cancel).
+   */
+  bySignature: boolean;
 }
 
 const count = new Intl.NumberFormat();
@@ -31,7 +36,7 @@ function progressLabel(replay: BulkReplay): string {
  * filters or the list's total change), then shows the replay's progress with Cancel. A replay still
  * running is picked up again after a reload.
  */
-export function BulkReplayBar({ endpointId, status, from, q, listed }: Props) {
+export function BulkReplayBar({ endpointId, status, from, q, listed, bySignature }: Props) {
   const [matching, setMatching] = useState<number | null>(null);
   const [replay, setReplay] = useState<BulkReplay | null>(null);
   const [busy, setBusy] = useState(false);
@@ -42,6 +47,7 @@ export function BulkReplayBar({ endpointId, status, from, q, listed }: Props) {
   const filterKey = JSON.stringify(filter);
 
   useEffect(() => {
+    if (bySignature) return;
     const controller = new AbortController();
     setMatching(null);
     setError(null);
@@ -54,7 +60,7 @@ export function BulkReplayBar({ endpointId, status, from, q, listed }: Props) {
       (err) => !isAbortError(err) && setError(err),
     );
     return () => controller.abort();
-  }, [path, filterKey, listed]);
+  }, [path, filterKey, listed, bySignature]);
 
   useEffect(() => {
     api<{ bulk_replays: BulkReplay[] }>(path).then((answer) => {
@@ -121,7 +127,12 @@ export function BulkReplayBar({ endpointId, status, from, q, listed }: Props) {
           )}
         </div>
       )}
-      {!running && (
+      {!running && bySignature && (
+        <p class="hint bulk-replay-note" data-testid="bulk-replay-unavailable">
+          Bulk replay does not filter by signature: set Signature to Any to replay the matching events.
+        </p>
+      )}
+      {!running && !bySignature && (
         <button
           type="button"
           class="btn"

@@ -332,20 +332,16 @@ export function EventsList({
         )}
       </form>
 
-      {canWrite(endpoint.role) &&
-        (filters.verification ? (
-          <p class="hint bulk-replay-note" data-testid="bulk-replay-unavailable">
-            Bulk replay does not filter by signature: set Signature to Any to replay the matching events.
-          </p>
-        ) : (
-          <BulkReplayBar
-            endpointId={endpoint.id}
-            status={filters.status}
-            from={filters.from}
-            q={filters.q}
-            listed={data?.pagination.total}
-          />
-        ))}
+      {canWrite(endpoint.role) && (
+        <BulkReplayBar
+          endpointId={endpoint.id}
+          status={filters.status}
+          from={filters.from}
+          q={filters.q}
+          listed={data?.pagination.total}
+          bySignature={filters.verification !== ''}
+        />
+      )}
 
       {newCount > 0 && (
         <div class="banner" role="status" data-testid="new-events-banner">
