@@ -3,11 +3,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { api } from './support/api-client';
 import { HttpsDestination, type Responder } from './support/https-destination';
 import { eventually } from './support/eventually';
-import { spawnService, stopService } from './support/service-process';
+import { stopService } from './support/service-process';
 import { startTestApp, type TestApp } from './support/test-app';
 import { useDeliveryApp } from './support/delivery-app';
 import { addDestination, capture, createEndpoint, type EndpointFixture } from './support/webhook-fixtures';
 import { acknowledgedIds, captureAtRate } from './reliability/support/provider-load';
+import { spawnWorker } from './reliability/support/processes';
 
 const hang: Responder = () => undefined;
 
@@ -31,16 +32,6 @@ async function replayAllToTheEnd(sut: TestApp, fixture: EndpointFixture) {
   expect(started.status).toBe(202);
   return ended(sut, fixture, started.body.bulk_replay.id);
 }
-
-/** A worker process beside an APP_ROLE=api service, on its database and Redis prefix. */
-const spawnWorkerOf = (sut: TestApp) =>
-  spawnService({
-    APP_ROLE: 'worker',
-    DATABASE_URL: sut.env.DATABASE_URL,
-    REDIS_URL: sut.env.REDIS_URL,
-    REDIS_PREFIX: sut.env.REDIS_PREFIX,
-    LOG_LEVEL: 'warn',
-  });
 
 describe('bulk replay', () => {
   let sut: TestApp;
@@ -285,7 +276,7 @@ describe('bulk replay by status', () => {
     await setStatus('dead_letter', [deadSince]);
     await setStatus('failed', [failedSince]);
 
-    const worker = await spawnWorkerOf(sut);
+    const worker = await spawnWorker(sut.env);
     try {
       const finished = await ended(sut, fixture, started.body.bulk_replay.id);
       expect(finished).toMatchObject({ status: 'completed', total: 3, done: 3 });
@@ -317,7 +308,7 @@ describe('bulk replay by status', () => {
     // As retention would, before the worker comes to them.
     await db.query('delete from events where id = any($1)', [events.slice(1, 3)]);
 
-    const worker = await spawnWorkerOf(sut);
+    const worker = await spawnWorker(sut.env);
     try {
       const finished = await ended(sut, fixture, started.body.bulk_replay.id);
       expect(finished).toMatchObject({ status: 'completed', total: 4, done: 4 });
