@@ -633,6 +633,58 @@ describe('dashboard in headless Chromium', () => {
     await expectNoReload(loadsBefore);
   });
 
+  step(
+    'under a status filter, the count to replay follows live status changes; the breadcrumb keeps the filters',
+    async () => {
+      const loadsBefore = watch.loads();
+      const token = await accessToken();
+      const eventPath = (eventId: string) => `/api/endpoints/${flow.endpointId}/events/${eventId}`;
+      const deliveredCount = async () =>
+        (
+          await api(sut!.url, 'POST', `/api/endpoints/${flow.endpointId}/bulk-replays`, {
+            token,
+            body: { status: 'delivered', dry_run: true },
+          })
+        ).body.count as number;
+      // The refund's retries may deliver it meanwhile: the button is compared with the API until they agree.
+      const buttonAgreesWithApi = async (): Promise<number> => {
+        for (const deadline = Date.now() + 10_000; ;) {
+          const expected = await deliveredCount();
+          const shown = page.locator(`[data-testid="bulk-replay-start"][data-count="${expected}"]`);
+          try {
+            await shown.waitFor({ timeout: 2000 });
+            return expected;
+          } catch (error) {
+            if (Date.now() > deadline) throw error;
+          }
+        }
+      };
+      await byTestId('filter-status').selectOption('delivered');
+      await waitForHash(`#/endpoints/${flow.endpointId}?status=delivered`);
+      const before = await buttonAgreesWithApi();
+
+      // Captured as received (not listed under this filter), then delivered: no new row, a new count.
+      const renewal = await capture(PAYLOADS.renewal);
+      for (const deadline = Date.now() + 15_000; ;) {
+        const { body } = await api(sut!.url, 'GET', eventPath(renewal), { token });
+        if (body.event.status === 'delivered') break;
+        if (Date.now() > deadline) throw new Error('the renewal was not delivered within 15 s');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(await buttonAgreesWithApi()).toBeGreaterThan(before);
+
+      // An event opened from the filtered list links back to the list as it was left.
+      await openEvent(flow.paidId);
+      await page.locator('nav.breadcrumbs a', { hasText: 'Stripe production' }).click();
+      await waitForHash(`#/endpoints/${flow.endpointId}?status=delivered`);
+      expect(await byTestId('filter-status').inputValue()).toBe('delivered');
+      await eventRow(flow.paidId).waitFor();
+      await byTestId('clear-filters').click();
+      await waitForHash(`#/endpoints/${flow.endpointId}`);
+      await expectNoReload(loadsBefore);
+    },
+  );
+
   step('fits a 390-pixel-wide phone screen without horizontal scrolling', async () => {
     await page.setViewportSize(PHONE);
     try {

@@ -62,9 +62,25 @@ export function parseHash(hash: string): Route {
   return { name: 'not-found' };
 }
 
+/**
+ * The query of each endpoint's events list as last shown in this tab (its filters and page), so that a
+ * link back to the list from one of its events opens it as it was left.
+ */
+const listQueries = new Map<string, string>();
+
+/** Keeps the events list's query for `listOf` links (EventsList, as its filters change). */
+export function rememberListQuery(endpointId: string, query: string): void {
+  listQueries.set(endpointId, query);
+}
+
 export const href = {
   endpoints: () => '#/',
   endpoint: (id: string) => `#/endpoints/${encodeURIComponent(id)}`,
+  /** The endpoint's page with its events list as last shown in this tab. */
+  listOf: (id: string) => {
+    const query = listQueries.get(id);
+    return `${href.endpoint(id)}${query ? `?${query}` : ''}`;
+  },
   event: (id: string, eventId: string) =>
     `#/endpoints/${encodeURIComponent(id)}/events/${encodeURIComponent(eventId)}`,
   apiKeys: () => '#/api-keys',

@@ -15,6 +15,8 @@ interface Props {
   q: string;
   /** The list's count of matching events: when it changes (a new event), the events are counted again. */
   listed: number | undefined;
+  /** Changes when events changed status under the list's status filter: they are counted again. */
+  statusMoves: number;
   /**
    * The list filters by signature, which a bulk replay cannot: no replay can be started (a running one is
    * still shown, with its Cancel).
@@ -33,10 +35,10 @@ function progressLabel(replay: BulkReplay): string {
 
 /**
  * "Replay all N matching": replays every event the list's filters match (N is counted by a dry run as the
- * filters or the list's total change), then shows the replay's progress with Cancel. A replay still
- * running is picked up again after a reload.
+ * filters or the list's total change, and as events change status under a status filter), then shows the
+ * replay's progress with Cancel. A replay still running is picked up again after a reload.
  */
-export function BulkReplayBar({ endpointId, status, from, q, listed, bySignature }: Props) {
+export function BulkReplayBar({ endpointId, status, from, q, listed, statusMoves, bySignature }: Props) {
   const [matching, setMatching] = useState<number | null>(null);
   const [replay, setReplay] = useState<BulkReplay | null>(null);
   const [busy, setBusy] = useState(false);
@@ -46,10 +48,13 @@ export function BulkReplayBar({ endpointId, status, from, q, listed, bySignature
   const filter = { ...(status ? { status } : {}), ...(from ? { from } : {}), ...(q ? { q } : {}) };
   const filterKey = JSON.stringify(filter);
 
+  // Other filters: nothing is offered until their events are counted. The same filters: the count shown
+  // stays until the new one comes (no flicker while events change status).
+  useEffect(() => setMatching(null), [path, filterKey, bySignature]);
+
   useEffect(() => {
     if (bySignature) return;
     const controller = new AbortController();
-    setMatching(null);
     setError(null);
     api<{ count: number }>(path, {
       method: 'POST',
@@ -60,7 +65,7 @@ export function BulkReplayBar({ endpointId, status, from, q, listed, bySignature
       (err) => !isAbortError(err) && setError(err),
     );
     return () => controller.abort();
-  }, [path, filterKey, listed, bySignature]);
+  }, [path, filterKey, listed, statusMoves, bySignature]);
 
   useEffect(() => {
     api<{ bulk_replays: BulkReplay[] }>(path).then((answer) => {

@@ -116,7 +116,7 @@ export function EventDetail({ endpointId, eventId }: { endpointId: string; event
           <a href={href.endpoints()}>Endpoints</a>
         </li>
         <li>
-          <a href={href.endpoint(endpointId)}>{endpoint?.name ?? 'Endpoint'}</a>
+          <a href={href.listOf(endpointId)}>{endpoint?.name ?? 'Endpoint'}</a>
         </li>
         <li>
           <span aria-current="page">Event {shortId(eventId)}</span>
@@ -137,7 +137,7 @@ export function EventDetail({ endpointId, eventId }: { endpointId: string; event
             </h1>
             {missing ? <p>It does not exist, or its endpoint was deleted.</p> : <Alert error={error} />}
             <p>
-              <a href={href.endpoint(endpointId)}>Back to the endpoint</a>
+              <a href={href.listOf(endpointId)}>Back to the endpoint</a>
             </p>
           </>
         ) : (

@@ -3,7 +3,7 @@ import { api, endpointPath, isAbortError } from '../api';
 import { isoToLocalInput, localInputToIso, localTime, plural, preview } from '../format';
 import { type LiveChange, useEventStream } from '../hooks';
 import { canWrite } from '../roles';
-import { href, replaceHash } from '../router';
+import { href, rememberListQuery, replaceHash } from '../router';
 import type { Endpoint, EventFilters, EventSummary, EventVerification, Pagination } from '../types';
 import { EVENT_STATUSES, VERIFICATION_STATUSES } from '../types';
 import { Alert } from './Alert';
@@ -16,6 +16,8 @@ import { VerificationBadge } from './VerificationBadge';
 const DEFAULT_LIMIT = 50;
 const SEARCH_DEBOUNCE_MS = 300;
 const FRESH_MS = 4000;
+/** Under a status filter, live status changes have the matching events counted again at most this often. */
+const RECOUNT_MS = 1000;
 const SIGNATURE_LABELS: Record<EventVerification['status'], string> = {
   failed: 'Failed',
   verified: 'Verified',
@@ -115,6 +117,9 @@ export function EventsList({
   /** Latest live update per event id, with when it arrived (applied to loads started before it). */
   const updates = useRef(new Map<string, { event: EventSummary; at: number }>());
   const searchTimer = useRef<ReturnType<typeof setTimeout>>();
+  /** Bumped (at most every RECOUNT_MS) when events change status under a status filter. */
+  const [statusMoves, setStatusMoves] = useState(0);
+  const recountTimer = useRef<ReturnType<typeof setTimeout>>();
   const freshTimers = useRef<ReturnType<typeof setTimeout>[]>([]);
 
   // The hash changed under us (back/forward, a link, an edited address): follow its filters.
@@ -135,6 +140,7 @@ export function EventsList({
   useEffect(
     () => () => {
       clearTimeout(searchTimer.current);
+      clearTimeout(recountTimer.current);
       freshTimers.current.forEach(clearTimeout);
     },
     [],
@@ -157,7 +163,8 @@ export function EventsList({
     pendingCreated.current = [];
     setLoading(true);
     const query = toQuery(filters, false);
-    replaceHash(href.endpoint(endpoint.id) + (query ? `?${query}` : ''));
+    rememberListQuery(endpoint.id, query);
+    replaceHash(href.listOf(endpoint.id));
     api<ListData>(`${endpointPath(endpoint.id, 'events')}?${toQuery(filters, true)}`, {
       signal: controller.signal,
     })
@@ -210,6 +217,12 @@ export function EventsList({
     onLiveChange?.(change);
     const { type, event } = change;
     if (type === 'event.updated') {
+      // The rows stay where they are, with their new status; the events the filter matches are counted again.
+      if (filtersRef.current.status && event.status && recountTimer.current === undefined)
+        recountTimer.current = setTimeout(() => {
+          recountTimer.current = undefined;
+          setStatusMoves((n) => n + 1);
+        }, RECOUNT_MS);
       updates.current.set(event.id, { event, at: performance.now() });
       if (updates.current.size > 1000) updates.current.delete(updates.current.keys().next().value as string);
       setData((current) =>
@@ -339,6 +352,7 @@ export function EventsList({
           from={filters.from}
           q={filters.q}
           listed={data?.pagination.total}
+          statusMoves={statusMoves}
           bySignature={filters.verification !== ''}
         />
       )}
