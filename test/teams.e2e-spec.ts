@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { Client } from 'pg';
+import { SMTP_TIMEOUTS_MS } from '../src/mail/mail-transport.module';
 import { api, createApiKey, registerUser, type RegisteredUser, uniqueEmail } from './support/api-client';
 import { eventually } from './support/eventually';
 import { SmtpSink } from './support/smtp-sink';
@@ -457,22 +459,46 @@ describe('teams', () => {
   });
 });
 
-describe('teams, when the invitation mail cannot be sent', () => {
+/** A TCP server that takes connections and never says a word: an SMTP server that hangs. */
+async function silentServer(): Promise<{ url: string; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `smtp://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe.each([
+  // Nothing listens on port 1: every mail fails at once with ECONNREFUSED.
+  ['refuses connections', async () => ({ url: 'smtp://127.0.0.1:1', close: async () => {} })],
+  // nodemailer alone would wait 30 s for its greeting; the service waits SMTP_TIMEOUTS_MS.greetingTimeout.
+  ['takes connections and never answers', silentServer],
+])('teams, when the mail server %s', (_, startMailServer) => {
   let sut: TestApp;
   let db: Client;
+  let mailServer: Awaited<ReturnType<typeof startMailServer>>;
 
   beforeAll(async () => {
-    // Nothing listens on port 1: every mail fails at once with ECONNREFUSED.
-    sut = await startTestApp({ APP_ROLE: 'api', SMTP_URL: 'smtp://127.0.0.1:1' });
+    mailServer = await startMailServer();
+    sut = await startTestApp({ APP_ROLE: 'api', SMTP_URL: mailServer.url });
     db = new Client({ connectionString: sut.env.DATABASE_URL });
     await db.connect();
   });
   afterAll(async () => {
     await db?.end();
     await sut?.close();
+    await mailServer?.close();
   });
 
-  it('answers 503 and keeps no invitation, nor drops the earlier one to the same address', async () => {
+  it('answers 503 within the greeting time-out and keeps no invitation, nor drops the earlier one to the same address', async () => {
     const owner = await registerUser(sut.url);
     await db.query(`update users set plan = 'team' where id = $1`, [owner.id]);
     const team = await api(sut.url, 'POST', '/api/teams', {
@@ -488,11 +514,13 @@ describe('teams, when the invitation mail cannot be sent', () => {
       [teamId, email, owner.id],
     );
 
+    const started = Date.now();
     const answer = await api(sut.url, 'POST', `/api/teams/${teamId}/invitations`, {
       token: owner.accessToken,
       body: { email, role: 'member' },
     });
     expect(answer.status).toBe(503);
+    expect(Date.now() - started).toBeLessThan(SMTP_TIMEOUTS_MS.greetingTimeout + 5000);
     expect(answer.body.message).toContain('no invitation was made');
     const kept = await db.query('select id from team_invitations where team_id = $1', [teamId]);
     expect(kept.rows).toEqual([{ id: earlier.rows[0].id }]);
