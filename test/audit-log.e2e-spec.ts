@@ -321,6 +321,18 @@ describe('audit log', () => {
     expect(await lastEntryId()).toBe(before);
   });
 
+  it('records a body sent to a route that takes none as no change: it can neither keep the write out of the log nor stall it', async () => {
+    const { id } = await createEndpoint(owner);
+    // Text that jsonb refuses, and text that kept the URL-password pattern backtracking for minutes.
+    const body = { nul: '\u0000', colons: `http://${':'.repeat(200_000)}` };
+    const entries = await recordedDuring(owner, () =>
+      expectStatus(call(owner, 'DELETE', `/api/endpoints/${id}`, body), 200),
+    );
+    expect(entries.map((entry) => [...summary(entry), entry.changes])).toEqual([
+      ['endpoint.deleted', 'endpoint', id, {}],
+    ]);
+  });
+
   describe('reading', () => {
     it('pages the log newest first, filtered by endpoint', async () => {
       const user = await registerUser(sut.url);

@@ -25,6 +25,14 @@ describe(changesOf.name, () => {
     expect(changes).not.toMatch(/whsec_abc|"r1"|"p"|Bearer x|"k[123]"|"s"/);
   });
 
+  it('writes what jsonb refuses (NUL, a lone surrogate) as U+FFFD, in values and keys', () => {
+    expect(changesOf({ name: 'a\u0000b', 'k\u0000': ['\uD800'], emoji: '😀' })).toEqual({
+      name: 'a\uFFFDb',
+      'k\uFFFD': ['\uFFFD'],
+      emoji: '😀',
+    });
+  });
+
   it("redacts the password of a URL's user information, wherever the URL is, and keeps the rest", () => {
     expect(
       changesOf({

@@ -1,3 +1,4 @@
+import { postgresText } from '../common/postgres-text';
 import { REDACTED_PASSWORD, withoutUrlPassword } from '../common/url-password';
 
 /** What a secret value becomes in an entry's `changes`. */
@@ -32,10 +33,11 @@ function isSecret(key: string, holder: string | undefined): boolean {
 
 /**
  * The value with every secret replaced by REDACTED, at any depth, and the password of every URL. A null
- * secret stays null: it holds no secret, and says that one was removed.
+ * secret stays null: it holds no secret, and says that one was removed. Text that jsonb refuses (`\u0000`,
+ * a lone surrogate) becomes U+FFFD, so that no body can keep its write out of the log.
  */
 function redact(value: unknown, depth: number, holder: string | undefined): unknown {
-  if (typeof value === 'string') return withoutUrlPassword(value);
+  if (typeof value === 'string') return withoutUrlPassword(postgresText(value));
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) return TOO_DEEP;
   if (Array.isArray(value)) return value.map((item: unknown) => redact(item, depth + 1, holder));
@@ -45,7 +47,7 @@ function redact(value: unknown, depth: number, holder: string | undefined): unkn
 function redactObject(object: object, depth: number, holder?: string): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(object).map(([key, child]: [string, unknown]) => [
-      key,
+      postgresText(key),
       isSecret(key, holder) && child !== null ? REDACTED : redact(child, depth + 1, key),
     ]),
   );
@@ -66,6 +68,6 @@ export function changesOf(body: unknown): Record<string, unknown> {
   if (Buffer.byteLength(JSON.stringify(redacted)) <= MAX_CHANGES_BYTES) return redacted;
   const keys = Object.keys(body)
     .slice(0, MAX_SUMMARY_KEYS)
-    .map((key) => key.slice(0, KEY_MAX_LENGTH));
+    .map((key) => postgresText(key.slice(0, KEY_MAX_LENGTH)));
   return { truncated: true, keys };
 }

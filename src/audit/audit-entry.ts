@@ -81,12 +81,16 @@ function placeOf(
   return { teamId: idOf(valueAt(response, 'team.id')), endpointId: null };
 }
 
-/** The entry one successful write leaves: who did what to which, where from, with the body they sent. */
+/**
+ * The entry one successful write leaves: who did what to which, where from, with the body they sent
+ * (`{}` for a route that takes no body, whatever came with the call).
+ */
 export function auditEntryOf(
   route: AuditedRoute,
   request: AuditedRequest,
   user: AuthUser,
   response: unknown,
+  takesBody: boolean,
 ): NewAuditEntry {
   const place = placeOf(request, response);
   return {
@@ -101,7 +105,7 @@ export function auditEntryOf(
     teamId: place.teamId,
     endpointId: place.endpointId,
     ip: request.ip ?? null,
-    changes: changesOf(request.body),
+    changes: takesBody ? changesOf(request.body) : {},
   };
 }
 

@@ -1,8 +1,20 @@
 import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { concatMap, type Observable } from 'rxjs';
 import { auditedRouteOf } from './audit-actions';
 import { auditEntryOf, type AuditedRequest, isDryRun } from './audit-entry';
 import { AuditLogService } from './audit-log.service';
+
+/**
+ * Whether the route's handler takes a body (`@Body()`): one sent to a route that takes none is neither
+ * validated nor read, so it is not what the call changed, and is not recorded.
+ */
+function takesBody(context: ExecutionContext): boolean {
+  const args: object =
+    Reflect.getMetadata(ROUTE_ARGS_METADATA, context.getClass(), context.getHandler().name) ?? {};
+  return Object.keys(args).some((key) => key.startsWith(`${RouteParamtypes.BODY}:`));
+}
 
 /**
  * Records every successful write through the API in the audit log (global, APP_INTERCEPTOR), so that no
@@ -23,7 +35,7 @@ export class AuditInterceptor implements NestInterceptor {
     if (!route || !user || isDryRun(route, request)) return next.handle();
     return next.handle().pipe(
       concatMap(async (response: unknown) => {
-        await this.auditLog.record(auditEntryOf(route, request, user, response));
+        await this.auditLog.record(auditEntryOf(route, request, user, response, takesBody(context)));
         return response;
       }),
     );
