@@ -45,6 +45,16 @@ async function setPlan(sut: TestApp, email: string, plan: string): Promise<void>
   await database.end();
 }
 
+const URL_USER = 'ops';
+const URL_PASSWORD = 'url-password-value';
+/** The destination URL with user information: its password is sent as Basic credentials. */
+function withUrlPassword(url: string): string {
+  const withCredentials = new URL(url);
+  withCredentials.username = URL_USER;
+  withCredentials.password = URL_PASSWORD;
+  return withCredentials.toString();
+}
+
 const route = (fixture: EndpointFixture, eventId: string, operation: string) =>
   `/api/endpoints/${fixture.endpointId}/events/${eventId}/ai/${operation}`;
 
@@ -134,7 +144,7 @@ describe('AI analysis (local engine)', () => {
 
       const sink = await HttpsDestination.start(answer(500, 'database is down'));
       try {
-        await addDestination(sut.url, fixture, sink.url);
+        await addDestination(sut.url, fixture, withUrlPassword(sink.url));
         const failing = await capture(fixture, STRIPE_BODY);
         await waitForEvent(sut.url, fixture, failing, hasStatus('failed'));
         const response = await api(sut.url, 'GET', route(fixture, failing, 'diagnose'), {
@@ -143,8 +153,27 @@ describe('AI analysis (local engine)', () => {
         expect(response.status).toBe(200);
         expect(response.body.diagnosis).toContain('answered 500');
         expect(response.body.diagnosis).toContain('database is down');
+        // The URL's password (sent as Basic credentials) is not quoted in the answer, which is kept.
+        expect(response.body.diagnosis).toContain(`${URL_USER}:[redacted]@`);
+        expect(response.body.diagnosis).not.toContain(URL_PASSWORD);
       } finally {
         await sink.close();
+      }
+    });
+
+    it('explains and writes a handler for a body whose JSON spells a NUL, which PostgreSQL text refuses', async () => {
+      const nul = await capture(fixture, '{"type":"invoice.pa\\u0000id","id":"evt_nul"}', {
+        headers: { 'content-type': 'application/json' },
+      });
+      for (const [method, operation] of [
+        ['GET', 'explain'],
+        ['POST', 'handler'],
+      ]) {
+        const response = await api(sut.url, method, route(fixture, nul, operation), {
+          token: fixture.user.accessToken,
+          body: method === 'POST' ? {} : undefined,
+        });
+        expect({ operation, status: response.status }).toEqual({ operation, status: 200 });
       }
     });
 
@@ -239,6 +268,26 @@ describe('AI analysis with Gemini (a fake Gemini server)', () => {
     const { prompt } = gemini.requests[gemini.requests.length - 1];
     expect(prompt).toContain('waits 3 s at most');
     expect(prompt).toContain('retries after 1 s, 20 s, 1.5 min and 1 h (5 attempts in all)');
+  });
+
+  it("leaves a destination URL's password out of the diagnosis prompt", async () => {
+    const sink = await HttpsDestination.start(answer(500, 'database is down'));
+    try {
+      const other = await createEndpoint(sut.url, fixture.user);
+      await addDestination(sut.url, other, withUrlPassword(sink.url));
+      const failing = await capture(other, STRIPE_BODY);
+      await waitForEvent(sut.url, other, failing, hasStatus('failed'));
+      gemini.answerWith({ text: 'The destination answered 500: its database is down.' });
+      const response = await api(sut.url, 'GET', route(other, failing, 'diagnose'), {
+        token: fixture.user.accessToken,
+      });
+      expect(response.body.provider).toBe('gemini');
+      const { prompt } = gemini.requests[gemini.requests.length - 1];
+      expect(prompt).toContain(`${URL_USER}:[redacted]@`);
+      expect(prompt).not.toContain(URL_PASSWORD);
+    } finally {
+      await sink.close();
+    }
   });
 
   it('falls back to the local engine when Gemini fails, and asks Gemini again next time', async () => {

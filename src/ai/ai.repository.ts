@@ -1,5 +1,6 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
+import { withoutUrlPassword } from '../common/url-password';
 import type { AiAnswer, AiDelivery, AiEvent, AiProviderName } from './ai.types';
 
 /** Every query of the AI feature, scoped by owner. */
@@ -29,6 +30,10 @@ export class AiRepository {
     };
   }
 
+  /**
+   * The event's deliveries, each destination URL without its password: a URL's user information is sent
+   * as Basic credentials, which neither Gemini's prompt nor a cached answer may hold.
+   */
   async deliveries(eventId: string): Promise<AiDelivery[]> {
     const { rows } = await this.knex.raw(
       `select destination_url, status, response_body, attempts from deliveries where event_id = ? order by created_at`,
@@ -41,7 +46,7 @@ export class AiRepository {
         response_body: string | null;
         attempts: AiDelivery['attempts'];
       }) => ({
-        destinationUrl: row.destination_url,
+        destinationUrl: withoutUrlPassword(row.destination_url),
         status: row.status,
         responseBody: row.response_body,
         attempts: row.attempts,

@@ -1,5 +1,6 @@
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { ThrottlerException } from '@nestjs/throttler';
+import { postgresText } from '../common/postgres-text';
 import type { AiAnswer, AiProvider, HandlerTarget } from './ai.types';
 import { AiRepository } from './ai.repository';
 
@@ -63,7 +64,9 @@ export class AiService {
     const cached = await this.repository.cached(eventId, operation, parameters);
     if (cached) return cached;
     if (mayAsk && !(await mayAsk())) throw new ThrottlerException();
-    const answer = await ask(event);
+    // An answer may quote the body, whose JSON can spell a NUL ("\u0000") that PostgreSQL's text refuses.
+    const asked = await ask(event);
+    const answer = { ...asked, text: postgresText(asked.text) };
     // A fallback's answer (the local engine's, Gemini having failed) is not kept: the next call asks Gemini
     // again, instead of being answered by the fallback for good.
     if (answer.provider === this.provider.name)

@@ -85,6 +85,28 @@ describe(LocalAiEngine.name, () => {
       ).not.toEqual([]);
     });
 
+    it('keeps payload keys named like globals (Date?, "Event Type") and renames only the interfaces that would shadow one', async () => {
+      const body = {
+        items: [{ Date: '2026-11-23' }, {}],
+        'Event Type': 'contact.updated',
+        event: { id: 'c_42' },
+      };
+      const { text } = await sut.schema({ ...genericJson, body: Buffer.from(JSON.stringify(body)) });
+      expect(text).toMatch(/Date\?:\s+string/);
+      expect(text).toContain('"Event Type":');
+      expect(text).not.toMatch(/interface Event\b/);
+      const check = `${text}\nconst sample: WebhookPayload = ${JSON.stringify(body)};\nexport { sample };\n`;
+      expect(typeErrors(check)).toEqual([]);
+    });
+
+    it('types JSON nested too deep to walk as unknown, and still writes a handler, instead of failing', async () => {
+      const deep = { ...genericJson, body: Buffer.from(`${'['.repeat(20_000)}${']'.repeat(20_000)}`) };
+      const { text } = await sut.schema(deep);
+      expect(text).toContain('export type WebhookPayload = unknown;');
+      const handler = await sut.handler(deep, { language: 'typescript', framework: 'express' });
+      expect(handler.text).toContain('export type WebhookPayload = unknown;');
+    });
+
     it('types form fields as strings (repeated keys as arrays)', async () => {
       const { text } = await sut.schema(formPost);
       expect(text).toContain('name: string;');

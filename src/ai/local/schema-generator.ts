@@ -31,6 +31,24 @@ export function rootTypeName(provider: string, eventType?: string): string {
 }
 
 /**
+ * JSON nested deeper than this is typed `unknown`: quicktype (and JSON.stringify before it) recurse once a
+ * level, and a body nested some thousands of levels deep would overflow the stack.
+ */
+export const SCHEMA_MAX_DEPTH = 64;
+
+/** Whether the JSON value nests objects or arrays more than `limit` levels deep (walked without recursion). */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [current, depth] = next;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(current)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/**
  * TypeScript interfaces inferred from the payload by quicktype: nested objects as named interfaces,
  * array element types merged from every element (fields missing from some become optional), `null`
  * unions. Strings stay strings (no date, enum or number-string guessing), so the sample type-checks.
@@ -46,6 +64,9 @@ export async function generateSchema(payload: Payload, rootName: string): Promis
   }
   if (payload.kind !== 'json') {
     return `/** The body is not JSON or a form (${payload.kind}): handle it as raw text or bytes. */\nexport type ${rootName} = string;\n`;
+  }
+  if (nestedDeeperThan(payload.value, SCHEMA_MAX_DEPTH)) {
+    return `/** The body is JSON nested more than ${SCHEMA_MAX_DEPTH} levels deep: too deep to type here. */\nexport type ${rootName} = unknown;\n`;
   }
   const { InputData, jsonInputForTargetLanguage, quicktype } = await import('quicktype-core');
   const input = jsonInputForTargetLanguage('typescript');
@@ -66,7 +87,10 @@ export async function generateSchema(payload: Payload, rootName: string): Promis
   let schema = `${result.lines.join('\n').trim()}\n`;
   for (const name of RESERVED) {
     if (name !== rootName)
-      schema = schema.replace(new RegExp(`\\b${name}\\b(?!\\s*:)`, 'g'), `${rootName}${name}`);
+      schema = schema.replace(
+        new RegExp(`(?<![\\w$"])${name}\\b(?!\\??\\s*:|[\\w$ ]*")`, 'g'),
+        `${rootName}${name}`,
+      );
   }
   return schema;
 }
