@@ -72,6 +72,19 @@ describe('team endpoints', () => {
     expect((await as(stranger, 'GET', `/api/endpoints/${endpoint.id}`)).status).toBe(404);
   });
 
+  it('takes a team id in upper case as the same team: answered in lower case, a move to it changes nothing', async () => {
+    const endpoint = await create(member, { team_id: teamId.toUpperCase() });
+    expect(endpoint.team_id).toBe(teamId);
+    const same = await as(member, 'PATCH', `/api/endpoints/${endpoint.id}`, {
+      team_id: teamId.toUpperCase(),
+    });
+    expect({ status: same.status, team_id: same.body.endpoint?.team_id }).toEqual({
+      status: 200,
+      team_id: teamId,
+    });
+    expect((await stored(endpoint.id)).team_id).toBe(teamId);
+  });
+
   it('lets a viewer read a team endpoint but not change it (403), and a member change it', async () => {
     const endpoint = await create(owner, { team_id: teamId });
     const refused = await as(viewer, 'PATCH', `/api/endpoints/${endpoint.id}`, { name: 'renamed' });

@@ -1,4 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
 import { IsInt, IsUUID, Max, Min, ValidateIf } from 'class-validator';
 import { IngestRuleFieldsDto } from './ingest-rules.dto';
 
@@ -13,6 +14,8 @@ export class EndpointPlacementDto extends IngestRuleFieldsDto {
    * moving an endpoint out of a team needs an admin of that team.
    */
   @ApiPropertyOptional({ type: 'string', format: 'uuid', nullable: true, example: null })
+  // Ids are compared and answered in lower case, as the path's ids are (ResourceIdPipe).
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.toLowerCase() : value))
   @ValidateIf(given)
   @IsUUID('all', { message: 'team_id must be a team id (a UUID) or null' })
   team_id?: string | null;
