@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
+import { EntityManager } from '@mikro-orm/postgresql';
 import type { Plan } from '../src/common/plans';
+import { PlanRetention } from '../src/config/environment';
+import { RetentionRepository } from '../src/retention/retention.repository';
 import { api, registerUser } from './support/api-client';
 import { eventually } from './support/eventually';
 import { type ServiceProcess, spawnService, stopService } from './support/service-process';
@@ -307,6 +310,48 @@ describe('retention', () => {
       await Promise.all(workers.map((worker) => stopService(worker)));
     }
   }, 120_000);
+
+  it("reads an endpoint's retention at each batch: one lengthened during a pass stops the pass's deletes", async () => {
+    const repository = new RetentionRepository(sut.app.get(EntityManager).fork());
+    const retention = new PlanRetention(DEFAULT_DAYS);
+    const fixture = await createEndpoint(sut.url);
+    const shorten = (days: number | null) =>
+      db.query('update endpoints set retention_days = $2 where id = $1', [fixture.endpointId, days]);
+    await shorten(3);
+    // Four days old: past its own 3 days, within the free plan's 7.
+    const ids = Array.from({ length: 5 }, () => randomUUID());
+    await db.query(
+      `insert into events (id, endpoint_id, status, method, headers, body_text, received_at, searchable)
+       select id, $2, 'delivered', 'POST', '{}', '{}', now() - interval '4 days', true
+       from unnest($1::uuid[]) as ids(id)`,
+      [ids, fixture.endpointId],
+    );
+    const left = async () =>
+      (await db.query('select count(*)::int as n from events where endpoint_id = $1', [fixture.endpointId]))
+        .rows[0].n;
+    const groups = (await repository.expiringGroups(retention)).filter(
+      (group) => group.endpointId === fixture.endpointId,
+    );
+    expect(groups).toEqual([{ endpointId: fixture.endpointId, status: 'delivered' }]);
+
+    // Its own days removed after the pass listed the group: the plan's 7 days keep the events.
+    await shorten(null);
+    expect(await repository.deleteBatch(retention, groups[0], null, 2)).toEqual({ deleted: 0, last: null });
+    expect(await left()).toBe(ids.length);
+
+    await shorten(3);
+    const first = await repository.deleteBatch(retention, groups[0], null, 2);
+    expect(first.deleted).toBe(2);
+    await shorten(null);
+    expect(await repository.deleteBatch(retention, groups[0], first.last, 2)).toEqual({
+      deleted: 0,
+      last: null,
+    });
+    expect(await left()).toBe(ids.length - 2);
+    await shorten(3);
+    expect((await repository.deleteBatch(retention, groups[0], first.last, 10)).deleted).toBe(3);
+    expect(await left()).toBe(0);
+  });
 
   it('refuses a malformed RETENTION_DAYS at start-up with one line naming it', async () => {
     const worker = await spawnService(

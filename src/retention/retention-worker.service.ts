@@ -93,7 +93,7 @@ export class RetentionWorker implements OnApplicationBootstrap, OnApplicationShu
     let deleted = 0;
     while (!this.stopping) {
       const started = Date.now();
-      const batch = await this.events.deleteBatch(group, after, RETENTION_BATCH);
+      const batch = await this.events.deleteBatch(this.retention, group, after, RETENTION_BATCH);
       this.deletedEvents.inc(batch.deleted);
       deleted += batch.deleted;
       if (batch.deleted < RETENTION_BATCH) break;

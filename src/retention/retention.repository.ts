@@ -7,11 +7,10 @@ import { EVENT_STATUSES, type EventStatus } from '../events/event.entity';
 /** The statuses whose events expire: all but `dead_letter`, which is kept (design.md, "Retention"). */
 export const EXPIRING_STATUSES = EVENT_STATUSES.filter((status) => status !== 'dead_letter');
 
-/** One endpoint's events of one status, kept `days` days: what a pass deletes, a batch at a time. */
+/** One endpoint's events of one status: what a pass deletes, a batch at a time. */
 export interface ExpiringGroup {
   endpointId: string;
   status: EventStatus;
-  days: number;
 }
 
 /** The last event a batch deleted of its group (`receivedAt` as PostgreSQL wrote it, to the microsecond). */
@@ -26,7 +25,24 @@ export interface DeletedBatch {
   last: GroupCursor | null;
 }
 
-type GroupRow = { endpoint_id: string; status: EventStatus; days: number };
+type GroupRow = { endpoint_id: string; status: EventStatus };
+
+/**
+ * `retention (id, days)`: how many days each endpoint keeps its events, its plan's (its owner's, or `team`
+ * for a team's endpoint) or its own `retention_days` when shorter. Parameters: the plans and their days.
+ */
+const RETENTION_DAYS = `retention as (
+  select p.id, least(plans.days, coalesce(p.retention_days, plans.days)) as days
+  from endpoints p
+  join users u on u.id = p.user_id
+  join unnest(?::text[], ?::int[]) as plans(plan, days)
+    on plans.plan = case when p.team_id is null then u.plan else 'team' end)`;
+
+/** RETENTION_DAYS's parameters. */
+const retentionParameters = (retention: PlanRetention) => [
+  [...PLANS],
+  PLANS.map((plan) => retention.days[plan]),
+];
 
 /** Before every event: the first batch of a group starts here. */
 const GROUP_START: GroupCursor = { receivedAt: '-infinity', id: '00000000-0000-0000-0000-000000000000' };
@@ -44,21 +60,16 @@ export class RetentionRepository {
   /** Every (endpoint, expiring status) with at least one event past its retention, in a fixed order. */
   async expiringGroups(retention: PlanRetention): Promise<ExpiringGroup[]> {
     const { rows } = await this.em.getKnex().raw<{ rows: GroupRow[] }>(
-      `with retention as (
-         select p.id, least(plans.days, coalesce(p.retention_days, plans.days)) as days
-         from endpoints p
-         join users u on u.id = p.user_id
-         join unnest(?::text[], ?::int[]) as plans(plan, days)
-           on plans.plan = case when p.team_id is null then u.plan else 'team' end)
-       select r.id as endpoint_id, s.status, r.days
+      `with ${RETENTION_DAYS}
+       select r.id as endpoint_id, s.status
        from retention r cross join unnest(?::text[]) as s(status)
        where exists (select 1 from events e
                      where e.endpoint_id = r.id and e.status = s.status
                        and e.received_at < now() - make_interval(days => r.days))
        order by r.id, s.status`,
-      [[...PLANS], PLANS.map((plan) => retention.days[plan]), [...EXPIRING_STATUSES]],
+      [...retentionParameters(retention), [...EXPIRING_STATUSES]],
     );
-    return rows.map((row) => ({ endpointId: row.endpoint_id, status: row.status, days: row.days }));
+    return rows.map((row) => ({ endpointId: row.endpoint_id, status: row.status }));
   }
 
   /**
@@ -70,19 +81,28 @@ export class RetentionRepository {
    * taken `for update skip locked`: another worker's batch takes the next ones instead of waiting for these,
    * and a row being written (a status change) is left for the next pass rather than waited on. Each batch
    * starts after the last one's last event, so no batch walks again over the index entries of the rows
-   * its predecessors deleted (they stay in the index until a vacuum).
+   * its predecessors deleted (they stay in the index until a vacuum). The endpoint's retention is read by
+   * each batch: one lengthened (a plan upgraded, `retention_days` raised or removed) during a pass stops
+   * the deletes at once, and a deleted endpoint's group ends.
    */
-  async deleteBatch(group: ExpiringGroup, after: GroupCursor | null, limit: number): Promise<DeletedBatch> {
+  async deleteBatch(
+    retention: PlanRetention,
+    group: ExpiringGroup,
+    after: GroupCursor | null,
+    limit: number,
+  ): Promise<DeletedBatch> {
     const start = after ?? GROUP_START;
     const { rows } = await this.em.getKnex().raw<{
       rows: { last_received_at: string; last_id: string; deleted: number }[];
     }>(
-      `with doomed as (
+      `with ${RETENTION_DAYS},
+       expiry as (select now() - make_interval(days => days) as before from retention where id = ?),
+       doomed as (
          select id, received_at from events
-         where endpoint_id = ? and status = ? and received_at < now() - make_interval(days => ?)
+         where endpoint_id = ? and status = ? and received_at < (select before from expiry)
            and (received_at, id) > (?::timestamptz, ?::uuid)
            and not exists (select 1 from deliveries dl
-                           where dl.event_id = events.id and dl.created_at >= now() - make_interval(days => ?))
+                           where dl.event_id = events.id and dl.created_at >= (select before from expiry))
          order by received_at, id
          limit ?
          for update skip locked),
@@ -91,7 +111,15 @@ export class RetentionRepository {
        from deleted
        order by received_at desc, id desc
        limit 1`,
-      [group.endpointId, group.status, group.days, start.receivedAt, start.id, group.days, limit],
+      [
+        ...retentionParameters(retention),
+        group.endpointId,
+        group.endpointId,
+        group.status,
+        start.receivedAt,
+        start.id,
+        limit,
+      ],
     );
     const [last] = rows;
     return last
