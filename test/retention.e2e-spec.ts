@@ -8,7 +8,7 @@ import { api, registerUser } from './support/api-client';
 import { eventually } from './support/eventually';
 import { type ServiceProcess, spawnService, stopService } from './support/service-process';
 import { isolatedEnvironment, startTestApp, type TestApp } from './support/test-app';
-import { createEndpoint, type EndpointFixture } from './support/webhook-fixtures';
+import { addDestination, createEndpoint, type EndpointFixture } from './support/webhook-fixtures';
 
 const DAY_S = 86_400;
 const STATUSES = ['received', 'delivered', 'failed', 'dead_letter'] as const;
@@ -336,7 +336,11 @@ describe('retention', () => {
 
     // Its own days removed after the pass listed the group: the plan's 7 days keep the events.
     await shorten(null);
-    expect(await repository.deleteBatch(retention, groups[0], null, 2)).toEqual({ deleted: 0, last: null });
+    expect(await repository.deleteBatch(retention, groups[0], null, 2)).toEqual({
+      taken: 0,
+      deleted: 0,
+      last: null,
+    });
     expect(await left()).toBe(ids.length);
 
     await shorten(3);
@@ -344,6 +348,7 @@ describe('retention', () => {
     expect(first.deleted).toBe(2);
     await shorten(null);
     expect(await repository.deleteBatch(retention, groups[0], first.last, 2)).toEqual({
+      taken: 0,
       deleted: 0,
       last: null,
     });
@@ -351,6 +356,43 @@ describe('retention', () => {
     await shorten(3);
     expect((await repository.deleteBatch(retention, groups[0], first.last, 10)).deleted).toBe(3);
     expect(await left()).toBe(0);
+  });
+
+  it('answers 404, not 500, to a replay of an event being deleted, and sends nothing', async () => {
+    const fixture = await createEndpoint(sut.url);
+    await addDestination(sut.url, fixture, 'https://example.com/hooks');
+    const id = randomUUID();
+    await db.query(
+      `insert into events (id, endpoint_id, status, method, headers, body_text, received_at, searchable)
+       values ($1, $2, 'delivered', 'POST', '{}', '{}', now() - interval '30 days', true)`,
+      [id, fixture.endpointId],
+    );
+    // A retention batch's transaction: the event taken, then deleted while the replay waits for it.
+    const retention = new Client({ connectionString: sut.env.DATABASE_URL });
+    await retention.connect();
+    try {
+      await retention.query('begin');
+      await retention.query('select 1 from events where id = $1 for update', [id]);
+      const replay = api(sut.url, 'POST', `/api/endpoints/${fixture.endpointId}/events/${id}/replay`, {
+        token: fixture.user.accessToken,
+      });
+      await eventually(
+        async () =>
+          (
+            await db.query(
+              `select count(*)::int as n from pg_stat_activity
+               where datname = current_database() and wait_event_type = 'Lock'`,
+            )
+          ).rows[0].n,
+        (waiting) => waiting > 0,
+      );
+      await retention.query('delete from events where id = $1', [id]);
+      await retention.query('commit');
+      expect((await replay).status).toBe(404);
+    } finally {
+      await retention.end();
+    }
+    expect((await db.query('select id from deliveries where event_id = $1', [id])).rows).toEqual([]);
   });
 
   it('refuses a malformed RETENTION_DAYS at start-up with one line naming it', async () => {

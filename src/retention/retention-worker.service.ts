@@ -96,7 +96,7 @@ export class RetentionWorker implements OnApplicationBootstrap, OnApplicationShu
       const batch = await this.events.deleteBatch(this.retention, group, after, RETENTION_BATCH);
       this.deletedEvents.inc(batch.deleted);
       deleted += batch.deleted;
-      if (batch.deleted < RETENTION_BATCH) break;
+      if (batch.taken < RETENTION_BATCH) break;
       after = batch.last;
       await sleep((Date.now() - started) * PAUSE_PER_BATCH_TIME);
     }

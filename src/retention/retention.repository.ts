@@ -20,8 +20,10 @@ export interface GroupCursor {
 }
 
 export interface DeletedBatch {
+  /** The expired events the batch took; those a replay made since kept are not deleted. */
+  taken: number;
   deleted: number;
-  /** Where the next batch of the group starts (after this event); null when nothing was deleted. */
+  /** Where the next batch of the group starts (after this event); null when none was taken. */
   last: GroupCursor | null;
 }
 
@@ -73,17 +75,20 @@ export class RetentionRepository {
   }
 
   /**
-   * Deletes, in one statement (its own short transaction), the group's oldest `limit` expired events after
-   * `after`, with their deliveries, AI results and alerts (by their foreign keys' cascade). An event
-   * replayed within its retention is not expired: a replay's deliveries are dated when it is made (those
-   * of a capture, with the capture), so an old dead letter being replayed, whose status moves on to
-   * `failed` or `delivered` with the replay's first attempt, is not deleted under it. The events are
-   * taken `for update skip locked`: another worker's batch takes the next ones instead of waiting for these,
-   * and a row being written (a status change) is left for the next pass rather than waited on. Each batch
-   * starts after the last one's last event, so no batch walks again over the index entries of the rows
-   * its predecessors deleted (they stay in the index until a vacuum). The endpoint's retention is read by
-   * each batch: one lengthened (a plan upgraded, `retention_days` raised or removed) during a pass stops
-   * the deletes at once, and a deleted endpoint's group ends.
+   * Deletes the group's oldest `limit` expired events after `after`, with their deliveries, AI results and
+   * alerts (by their foreign keys' cascade), in one short transaction of two statements. An event replayed
+   * within its retention is not expired: a replay's deliveries are dated when it is made (those of a
+   * capture, with the capture), so an old dead letter being replayed, whose status moves on to `failed` or
+   * `delivered` with the replay's first attempt, is not deleted under it. The first statement takes the
+   * events `for update skip locked`: another worker's batch takes the next ones instead of waiting for
+   * these, and a row being written (a status change, a replay reading it `for share`) is left for the next
+   * pass rather than waited on. The second deletes them with a fresh look at their deliveries: a replay
+   * that committed after the first statement's snapshot keeps its event, and one made from then on waits
+   * for this transaction, then finds its event gone (404). Each batch starts after the last one's last
+   * event, so no batch walks again over the index entries of the rows its predecessors deleted (they stay
+   * in the index until a vacuum). The endpoint's retention is read by each batch: one lengthened (a plan
+   * upgraded, `retention_days` raised or removed) during a pass stops the deletes at once, and a deleted
+   * endpoint's group ends.
    */
   async deleteBatch(
     retention: PlanRetention,
@@ -92,38 +97,43 @@ export class RetentionRepository {
     limit: number,
   ): Promise<DeletedBatch> {
     const start = after ?? GROUP_START;
-    const { rows } = await this.em.getKnex().raw<{
-      rows: { last_received_at: string; last_id: string; deleted: number }[];
-    }>(
-      `with ${RETENTION_DAYS},
-       expiry as (select now() - make_interval(days => days) as before from retention where id = ?),
-       doomed as (
-         select id, received_at from events
+    return this.em.getKnex().transaction(async (trx) => {
+      const { rows: taken } = await trx.raw<{
+        rows: { id: string; received_at: string; expired_before: string }[];
+      }>(
+        `with ${RETENTION_DAYS},
+         expiry as (select now() - make_interval(days => days) as before from retention where id = ?)
+         select id, received_at::text, (select before from expiry)::text as expired_before from events
          where endpoint_id = ? and status = ? and received_at < (select before from expiry)
            and (received_at, id) > (?::timestamptz, ?::uuid)
            and not exists (select 1 from deliveries dl
                            where dl.event_id = events.id and dl.created_at >= (select before from expiry))
          order by received_at, id
          limit ?
-         for update skip locked),
-       deleted as (delete from events e using doomed d where e.id = d.id returning d.received_at, d.id)
-       select received_at::text as last_received_at, id as last_id, count(*) over ()::int as deleted
-       from deleted
-       order by received_at desc, id desc
-       limit 1`,
-      [
-        ...retentionParameters(retention),
-        group.endpointId,
-        group.endpointId,
-        group.status,
-        start.receivedAt,
-        start.id,
-        limit,
-      ],
-    );
-    const [last] = rows;
-    return last
-      ? { deleted: last.deleted, last: { receivedAt: last.last_received_at, id: last.last_id } }
-      : { deleted: 0, last: null };
+         for update skip locked`,
+        [
+          ...retentionParameters(retention),
+          group.endpointId,
+          group.endpointId,
+          group.status,
+          start.receivedAt,
+          start.id,
+          limit,
+        ],
+      );
+      const last = taken.at(-1);
+      if (last === undefined) return { taken: 0, deleted: 0, last: null };
+      const deleted = await trx.raw(
+        `delete from events e where e.id = any(?::uuid[])
+           and not exists (select 1 from deliveries dl
+                           where dl.event_id = e.id and dl.created_at >= ?::timestamptz)`,
+        [taken.map((event) => event.id), last.expired_before],
+      );
+      return {
+        taken: taken.length,
+        deleted: deleted.rowCount as number,
+        last: { receivedAt: last.received_at, id: last.id },
+      };
+    });
   }
 }
