@@ -42,7 +42,7 @@ export class ReplayRepository {
   /**
    * A new dispatch of the endpoint's event to the active destinations that would receive it were it
    * captured now (their filters, the endpoint's enforced verification: EventRouting); the caller's access
-   * is checked before. Returns null when the endpoint has no such event. The event is read `for share`:
+   * is checked before. Returns null when the endpoint has no such event. The event is read `for key share`:
    * retention does not delete it until the replay's deliveries are committed (they then keep it), and one
    * retention is deleting is waited for, then found gone.
    */
@@ -53,7 +53,7 @@ export class ReplayRepository {
                 e.verification_reason, ${ENFORCES_VERIFICATION} as enforced
          from events e join endpoints ep on ep.id = e.endpoint_id
          where e.id = ? and e.endpoint_id = ?
-         for share of e`,
+         for key share of e`,
         [eventId, endpointId],
       );
       const event = found.rows[0] as (RoutedEvent & { enforced: boolean }) | undefined;

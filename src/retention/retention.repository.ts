@@ -81,7 +81,7 @@ export class RetentionRepository {
    * capture, with the capture), so an old dead letter being replayed, whose status moves on to `failed` or
    * `delivered` with the replay's first attempt, is not deleted under it. The first statement takes the
    * events `for update skip locked`: another worker's batch takes the next ones instead of waiting for
-   * these, and a row being written (a status change, a replay reading it `for share`) is left for the next
+   * these, and a row being written (a status change, a replay reading it `for key share`) is left for the next
    * pass rather than waited on. The second deletes them with a fresh look at their deliveries: a replay
    * that committed after the first statement's snapshot keeps its event, and one made from then on waits
    * for this transaction, then finds its event gone (404). Each batch starts after the last one's last
