@@ -16,21 +16,38 @@ export interface GeminiOptions {
 
 /** The body is cut to this many bytes in a prompt. */
 export const PROMPT_BODY_LIMIT = 16 * 1024;
-const SECRET_HEADER = /authorization|cookie|signature|token|secret|api-?key|password/i;
+/** Header and query parameter names whose values are credentials. */
+const SECRET_NAME = /authorization|cookie|signature|token|secret|api[-_]?key|password/i;
 
-/** The event as a prompt shows it: secret header values masked, the body cut to a bounded size. */
+/**
+ * The query as a prompt shows it: the values of parameters named like credentials masked (a sender that
+ * authenticates with `?token=` or `?api_key=` on the capture URL).
+ */
+function describeQuery(query: string): string {
+  if (query === '') return '(none)';
+  const parameters = [...new URLSearchParams(query)];
+  if (!parameters.some(([name]) => SECRET_NAME.test(name))) return query;
+  return parameters
+    .map(([name, value]) => `${name}=${SECRET_NAME.test(name) ? '[redacted]' : value}`)
+    .join('&');
+}
+
+/**
+ * The event as a prompt shows it: the values of secret headers and query parameters masked, the body cut
+ * to a bounded size.
+ */
 export function describeEvent(event: AiEvent): string {
   const headers = Object.entries(event.headers)
     .map(
       ([name, value]) =>
-        `${name}: ${SECRET_HEADER.test(name) ? '[redacted]' : Array.isArray(value) ? value.join(', ') : value}`,
+        `${name}: ${SECRET_NAME.test(name) ? '[redacted]' : Array.isArray(value) ? value.join(', ') : value}`,
     )
     .join('\n');
   const cut = event.body.length > PROMPT_BODY_LIMIT;
   const body = event.body.subarray(0, PROMPT_BODY_LIMIT).toString('utf8');
   return [
     `Method: ${event.method}`,
-    `Query: ${event.query || '(none)'}`,
+    `Query: ${describeQuery(event.query)}`,
     `Received at: ${event.receivedAt.toISOString()}`,
     `Headers:\n${headers}`,
     `Body${cut ? ` (first ${PROMPT_BODY_LIMIT} of ${event.body.length} bytes)` : ''}:\n${body}`,
