@@ -99,6 +99,16 @@ describe(LocalAiEngine.name, () => {
       expect(typeErrors(check)).toEqual([]);
     });
 
+    it('types a long array from its first 1,000 elements', async () => {
+      const items = Array.from({ length: 1500 }, (_, index) =>
+        index < 1000 ? { id: `it_${index}` } : { id: `it_${index}`, late: true },
+      );
+      const body = Buffer.from(JSON.stringify({ items }));
+      const { text } = await sut.schema({ ...genericJson, body });
+      expect(text).toMatch(/id:\s+string;/);
+      expect(text).not.toContain('late');
+    });
+
     it('types JSON nested too deep to walk as unknown, and still writes a handler, instead of failing', async () => {
       const deep = { ...genericJson, body: Buffer.from(`${'['.repeat(20_000)}${']'.repeat(20_000)}`) };
       const { text } = await sut.schema(deep);
