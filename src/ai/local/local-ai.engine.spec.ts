@@ -66,6 +66,22 @@ describe(LocalAiEngine.name, () => {
     });
   });
 
+  describe('explain, when the sender says little', () => {
+    it.each([
+      ['a GET without a body', { ...genericJson, method: 'GET', body: Buffer.alloc(0) }, 'It has no body'],
+      [
+        'a Stripe event without ids',
+        { ...stripeInvoicePaid, body: Buffer.from('{"type":"invoice.paid"}') },
+        'Its body is 23 bytes',
+      ],
+    ])('still answers in 2 sentences: %s', async (_name, event, second) => {
+      const { text } = await sut.explain(event);
+      const sentences = text.split(/(?<=\.)\s+(?=[A-Z])/);
+      expect(sentences).toHaveLength(2);
+      expect(sentences[1]).toContain(second);
+    });
+  });
+
   describe('schema', () => {
     it('infers nested interfaces, optional fields from differing array elements and null unions, and the sample type-checks', async () => {
       const { text } = await sut.schema(stripeInvoicePaid);

@@ -2,11 +2,18 @@ import type { AiAnswer, AiDelivery, AiEvent, AiProvider, HandlerTarget } from '.
 import type { DeliveryPolicy } from '../delivery-policy';
 import { diagnoseFailures } from './failure-diagnoser';
 import { renderHandler } from './handler-templates';
-import { parsePayload } from './payload';
+import { header, parsePayload } from './payload';
 import { detectProvider } from './provider-detector';
 import { generateSchema, rootTypeName } from './schema-generator';
 
 const local = (text: string): AiAnswer => ({ text, provider: 'local' });
+
+/** A second sentence for an event whose sender's facts say nothing more (an explanation has 2 to 3). */
+function bodyFact(event: AiEvent): string {
+  if (event.body.length === 0) return 'It has no body: what it says is in its method, query and headers.';
+  const type = header(event, 'content-type');
+  return `Its body is ${event.body.length} bytes${type ? ` of ${type}` : ''}.`;
+}
 
 /**
  * The AI operations without a model or network: deterministic answers from the provider's known
@@ -25,7 +32,8 @@ export class LocalAiEngine implements AiProvider {
       : `This is a ${detection.provider} webhook`;
     const what = detection.eventType ? ` reporting "${detection.eventType}"` : '';
     const first = `${sender}${what}, sent as ${event.method} at ${event.receivedAt.toISOString()}.`;
-    return local([first, ...detection.facts.slice(0, 2)].join(' '));
+    const facts = detection.facts.length > 0 ? detection.facts.slice(0, 2) : [bodyFact(event)];
+    return local([first, ...facts].join(' '));
   }
 
   async schema(event: AiEvent): Promise<AiAnswer> {
