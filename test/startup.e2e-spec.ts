@@ -65,7 +65,7 @@ describe('start-up', () => {
     expect(seconds).toBeLessThan(15);
     expect(lines).toEqual([
       expect.stringMatching(
-        /^PostgreSQL is not reachable at 127\.0\.0\.1:1 \(ECONNREFUSED\)\. .*docker compose up -d postgres redis/,
+        /^PostgreSQL is not reachable at 127\.0\.0\.1:1 \(ECONNREFUSED\)\. Start it or set DATABASE_URL \(README, "Run it"\)\.$/,
       ),
     ]);
   });
@@ -79,7 +79,7 @@ describe('start-up', () => {
     expect(seconds).toBeLessThan(15);
     expect(lines).toEqual([
       expect.stringMatching(
-        /^Redis is not reachable at 127\.0\.0\.1:1 \(ECONNREFUSED\)\. .*docker compose up -d postgres redis/,
+        /^Redis is not reachable at 127\.0\.0\.1:1 \(ECONNREFUSED\)\. Start it or set REDIS_URL \(README, "Run it"\)\.$/,
       ),
     ]);
   });

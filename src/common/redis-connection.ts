@@ -41,7 +41,7 @@ export async function checkRedis(redisUrl: string): Promise<void> {
     const reason = failure.code ?? failure.message;
     throw new StartupError(
       `Redis is not reachable at ${options.host}:${options.port} (${reason}). ` +
-        'Start it (e.g. `docker compose up -d postgres redis`) or set REDIS_URL.',
+        'Start it or set REDIS_URL (README, "Run it").',
     );
   } finally {
     client.disconnect();

@@ -34,7 +34,7 @@ async function ensureDatabaseExists(databaseUrl: string): Promise<void> {
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new StartupError(
       `PostgreSQL is not reachable at ${describeAddress(target)} (${reason}). ` +
-        'Start it (e.g. `docker compose up -d postgres redis`) or set DATABASE_URL.',
+        'Start it or set DATABASE_URL (README, "Run it").',
     );
   }
   try {
