@@ -1,6 +1,6 @@
 import { ConfigService } from '@nestjs/config';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
 import { createHttpDispatcher, DeliverySender, failureSummary } from './delivery-sender';
 
 const TIMEOUT_MS = 300;
@@ -65,6 +65,26 @@ describe(`${DeliverySender.name}: the kind of a failed attempt`, () => {
     expect(outcome).toMatchObject({ responseCode: null, failureKind: 'timeout' });
     expect(failureSummary(outcome)).toBe(`timed out after ${TIMEOUT_MS} ms`);
   });
+
+  it("a TLS handshake that never ends is a timeout at DELIVERY_TIMEOUT_MS, not undici's 10-s connection failure", async () => {
+    const sockets = new Set<Socket>();
+    const silent = createNetServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const patient = new DeliverySender(
+      createHttpDispatcher(true),
+      new ConfigService({ DELIVERY_TIMEOUT_MS: 12_000 }),
+    );
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const outcome = await patient.send(post(`https://127.0.0.1:${port}/hook`));
+      expect(outcome).toMatchObject({ responseCode: null, failureKind: 'timeout' });
+      expect(failureSummary(outcome)).toBe('timed out after 12000 ms');
+    } finally {
+      await patient.onModuleDestroy();
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  }, 20_000);
 
   it('clears every timer it starts once a request is answered or has failed', async () => {
     // The sender's own timers, not the process's: a timer left by another file in this Jest worker may

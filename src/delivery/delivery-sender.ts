@@ -102,9 +102,16 @@ const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
   });
 };
 
+/**
+ * No time-out of undici's own on connecting (its default gives up after 10 s): the sender's timer bounds
+ * the whole attempt, connection and TLS handshake included, by DELIVERY_TIMEOUT_MS, which may be longer, and
+ * a connection that does not come in time is a `timeout` like any other answer that does not.
+ */
+const NO_CONNECT_TIMEOUT = 0;
+
 /** Connects as undici does, refusing a literal private address (a name's addresses: `publicOnlyLookup`). */
 function publicOnlyConnector(): buildConnector.connector {
-  const connect = buildConnector({ lookup: publicOnlyLookup });
+  const connect = buildConnector({ lookup: publicOnlyLookup, timeout: NO_CONNECT_TIMEOUT });
   return (options, callback) => {
     const host = options.hostname.replace(/^\[(.*)\]$/, '$1');
     if (isIP(host) !== 0 && isPrivateAddress(host)) return callback(new RefusedAddressError(host), null);
@@ -123,6 +130,7 @@ export function createHttpDispatcher(allowPrivateNetworks: boolean): Dispatcher 
     keepAliveTimeout: IDLE_SOCKET_TIMEOUT_MS,
     keepAliveMaxTimeout: IDLE_SOCKET_TIMEOUT_MS,
     keepAliveTimeoutThreshold: KEEP_ALIVE_MARGIN_MS,
+    connectTimeout: NO_CONNECT_TIMEOUT,
     ...(allowPrivateNetworks ? {} : { connect: publicOnlyConnector() }),
   });
 }

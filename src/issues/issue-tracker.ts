@@ -105,7 +105,7 @@ const COUNT_FAILURES: PreparedStatement = {
       consecutive_failures = l.failures,
       paused = d.paused or l.failures >= coalesce(l.auto_pause_after, 2147483647),
       paused_reason = case when not l.was_paused and l.failures >= coalesce(l.auto_pause_after, 2147483647)
-                           then format('auto-paused after %s consecutive failed attempts', l.failures)
+                           then format('auto-paused after %s consecutive failed attempts', l.auto_pause_after)
                            else d.paused_reason end
     from locked l where d.id = l.id
     returning d.id, d.endpoint_id, d.url, d.paused_reason, d.auto_pause_after, (d.paused and not l.was_paused) as auto_paused)
