@@ -21,6 +21,9 @@ const DIAGNOSIS_PLAN: Plan = 'starter';
 const NEW_DIAGNOSES_PER_MINUTE = AI_RATE_LIMIT_PER_MIN;
 const MINUTE_MS = 60_000;
 
+const notReopened = () =>
+  new ConflictException('a resolved issue is not reopened: the next failure of its kind opens a new issue');
+
 /**
  * Issues of the endpoints a user may read: read them, with a diagnosis on the paid plans, and acknowledge or
  * resolve them by hand.
@@ -52,15 +55,16 @@ export class IssuesService {
     return { ...toIssueDto(issue), diagnosis: await this.diagnosis(grant.plan, callerId, issue) };
   }
 
-  /** `acknowledged`, `open` again, or `resolved`; a resolved issue is not reopened (409). */
+  /**
+   * `acknowledged`, `open` again, or `resolved`; a resolved issue is not reopened (409), also when a
+   * delivery resolved it between the look and the write (which then changed nothing).
+   */
   async setStatus(id: string, status: IssueStatus): Promise<IssueDto> {
-    const issue = await this.find(id);
-    if (issue.status === 'resolved' && status !== 'resolved')
-      throw new ConflictException(
-        'a resolved issue is not reopened: the next failure of its kind opens a new issue',
-      );
+    const reopening = (issue: Issue) => issue.status === 'resolved' && status !== 'resolved';
+    if (reopening(await this.find(id))) throw notReopened();
     const changed = await this.issues.setStatus(id, status);
     if (!changed) throw new NotFoundException(NOT_FOUND.issue);
+    if (reopening(changed)) throw notReopened();
     return toIssueDto(changed);
   }
 
