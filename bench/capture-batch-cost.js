@@ -125,6 +125,10 @@ async function main() {
           );
         }
     const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
+    for (const [key, values] of perCapture)
+      console.log(
+        `${key}: ${mean(values).toFixed(1)} µs a capture (${Math.min(...values).toFixed(1)} to ${Math.max(...values).toFixed(1)})`,
+      );
     for (const variant of ['plain', 'routed']) {
       const [small, large] = [SIZES[0], SIZES.at(-1)];
       const batchUs = (size) => mean(perCapture.get(`${variant} ${size}`)) * size;
