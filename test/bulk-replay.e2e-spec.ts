@@ -259,12 +259,18 @@ describe('bulk replay by status', () => {
   // events' statuses can move on in between, as they do while a long replay waits.
   const app = useDeliveryApp({ APP_ROLE: 'api' });
 
-  it('replays the events that had the status when it was made, whatever their status when their turn comes', async () => {
-    const { sut, db } = app;
-    const fixture = await createEndpoint(sut.url);
-    await addDestination(sut.url, fixture, `${(await app.server()).url}/by-status`);
+  /** A new endpoint whose one destination is the test server at `path`, and four events captured on it. */
+  async function fourEvents(path: string): Promise<{ fixture: EndpointFixture; events: string[] }> {
+    const fixture = await createEndpoint(app.sut.url);
+    await addDestination(app.sut.url, fixture, `${(await app.server()).url}${path}`);
     const events: string[] = [];
     for (let n = 0; n < 4; n++) events.push(await capture(fixture, JSON.stringify({ n })));
+    return { fixture, events };
+  }
+
+  it('replays the events that had the status when it was made, whatever their status when their turn comes', async () => {
+    const { sut, db } = app;
+    const { fixture, events } = await fourEvents('/by-status');
     const [stillFailed, deliveredSince, deadSince, failedSince] = events;
     const setStatus = (status: string, ids: string[]) =>
       db.query('update events set status = $1 where id = any($2)', [status, ids]);
@@ -299,10 +305,7 @@ describe('bulk replay by status', () => {
 
   it('ends a replay without a status filter at its total when some of its events were deleted before their turn', async () => {
     const { sut, db } = app;
-    const fixture = await createEndpoint(sut.url);
-    await addDestination(sut.url, fixture, `${(await app.server()).url}/deleted-meanwhile`);
-    const events: string[] = [];
-    for (let n = 0; n < 4; n++) events.push(await capture(fixture, JSON.stringify({ n })));
+    const { fixture, events } = await fourEvents('/deleted-meanwhile');
     const started = await call(sut, fixture, 'POST', '', {});
     expect(started.body.bulk_replay).toMatchObject({ status: 'running', total: 4, done: 0 });
     // As retention would, before the worker comes to them.
