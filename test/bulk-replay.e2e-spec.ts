@@ -1,3 +1,4 @@
+import { EntityManager } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { api } from './support/api-client';
@@ -5,6 +6,7 @@ import { HttpsDestination, type Responder } from './support/https-destination';
 import { eventually } from './support/eventually';
 import { stopService } from './support/service-process';
 import { startTestApp, type TestApp } from './support/test-app';
+import { BulkReplayRepository } from '../src/delivery/bulk-replay/bulk-replay.repository';
 import { useDeliveryApp } from './support/delivery-app';
 import { addDestination, capture, createEndpoint, type EndpointFixture } from './support/webhook-fixtures';
 import { acknowledgedIds, captureAtRate } from './reliability/support/provider-load';
@@ -319,4 +321,45 @@ describe('bulk replay by status', () => {
       await stopService(worker);
     }
   }, 60_000);
+
+  it('passes over an event that retention deletes while a chunk waits for it, instead of failing the chunk', async () => {
+    const { sut, db } = app;
+    const { fixture, events } = await fourEvents('/deleted-under-a-chunk');
+    const started = await call(sut, fixture, 'POST', '', {});
+    const replayId = started.body.bulk_replay.id;
+    const replays = new BulkReplayRepository(sut.app.get(EntityManager).fork());
+    // A retention batch's transaction: the event taken, then deleted while the chunk waits for it.
+    const retention = new Client({ connectionString: sut.env.DATABASE_URL });
+    await retention.connect();
+    try {
+      await retention.query('begin');
+      await retention.query('select 1 from events where id = $1 for update', [events[1]]);
+      const chunk = replays.dispatchNext(replayId, 200);
+      await eventually(
+        async () =>
+          (
+            await db.query(
+              `select count(*)::int as n from pg_stat_activity
+               where datname = current_database() and wait_event_type = 'Lock'`,
+            )
+          ).rows[0].n,
+        (waiting) => waiting > 0,
+      );
+      await retention.query('delete from events where id = $1', [events[1]]);
+      await retention.query('commit');
+      const dispatched = await chunk;
+      expect(dispatched.running).toBe(false);
+      const sent = await db.query('select event_id from deliveries where id = any($1) order by event_id', [
+        dispatched.deliveryIds,
+      ]);
+      expect(sent.rows.map((row) => row.event_id)).toEqual(events.filter((id) => id !== events[1]).sort());
+    } finally {
+      await retention.end();
+    }
+    expect((await call(sut, fixture, 'GET', `/${replayId}`)).body.bulk_replay).toMatchObject({
+      status: 'completed',
+      total: 4,
+      done: 4,
+    });
+  });
 });

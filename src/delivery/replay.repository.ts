@@ -12,7 +12,9 @@ export interface CreatedReplay {
 
 /**
  * Pending deliveries of new dispatches: one per (event, destination, dispatch), from `unnest` of three
- * arrays; answers their ids.
+ * arrays; answers their ids. Each event is read `for key share`: retention does not delete it until the
+ * deliveries are committed (they then keep it), and one that a retention batch is deleting is waited for,
+ * then passed over (its pairs insert nothing) instead of failing the whole insert on the foreign key.
  */
 export async function insertDispatches(
   trx: Knex,
@@ -24,6 +26,8 @@ export async function insertDispatches(
      select gen_random_uuid(), p.event_id, d.id, d.url, p.dispatch_id, 'pending', now()
      from unnest(?::uuid[], ?::uuid[], ?::uuid[]) as p(event_id, destination_id, dispatch_id)
      join destinations d on d.id = p.destination_id
+     join events e on e.id = p.event_id
+     for key share of e
      returning id`,
     [
       pairs.map((pair) => pair.eventId),

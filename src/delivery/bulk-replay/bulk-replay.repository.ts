@@ -219,8 +219,9 @@ export class BulkReplayRepository {
    * Dispatches the next `size` events of a running replay: one new dispatch per event (as a single replay
    * makes), a pending delivery per active destination that would receive it were it captured now (its
    * filter, the endpoint's enforced verification: EventRouting), the cursor and `done` moved on, all in one
-   * transaction with the replay's row locked, so that two workers never dispatch the same event. The
-   * replay is completed when fewer than `size` events were left.
+   * transaction with the replay's row locked, so that two workers never dispatch the same event. An event
+   * that retention deletes meanwhile gets no delivery and counts as done (insertDispatches). The replay is
+   * completed when fewer than `size` events were left.
    */
   async dispatchNext(id: string, size: number): Promise<DispatchedChunk> {
     return this.knex.transaction(async (trx) => {
