@@ -139,6 +139,56 @@ describe('auto-pause', () => {
     expect(read.body.destination).toMatchObject({ paused: false, paused_reason: null });
   }, 60_000);
 
+  it('neither pauses nor opens an issue for a request that timed out after a later one was delivered', async () => {
+    const destination = await app.server();
+    // The first request hangs until its time-out (1 s); the second, sent meanwhile, is delivered, and so is
+    // the first one's retry; the next request fails.
+    destination.respondWith(() => undefined, answer(200), answer(200), answer(503)).always(answer(503));
+    const fixture = await createEndpoint(app.sut.url);
+    const token = fixture.user.accessToken;
+    const created = await api(app.sut.url, 'POST', destinationsPath(fixture), {
+      token,
+      body: { url: destination.url, auto_pause_after: 1 },
+    });
+    const destinationId: string = created.body.destination.id;
+    const path = `${destinationsPath(fixture)}/${destinationId}`;
+    const issues = async () =>
+      (
+        await app.db.query(
+          'select kind, status, failure_count from issues where destination_id = $1 order by first_seen_at',
+          [destinationId],
+        )
+      ).rows;
+
+    await capture(fixture, '{"n":0}');
+    await destination.waitForRequests(1);
+    await capture(fixture, '{"n":1}');
+    // The time-out is recorded after the second request's success: stale, it neither pauses the
+    // destination (which would hold the retry) nor opens an issue.
+    const delivered = await eventually(
+      () => deliveriesOf(destinationId),
+      (rows) => rows.length === 2 && rows.every((row) => row.status === 'delivered'),
+    );
+    expect(delivered.map((row) => row.attempt_count)).toEqual([2, 1]);
+    expect((await api(app.sut.url, 'GET', path, { token })).body.destination).toMatchObject({
+      paused: false,
+      paused_reason: null,
+    });
+    expect(await issues()).toEqual([{ kind: 'timeout', status: 'resolved', failure_count: 1 }]);
+
+    // A failure sent after the success counts: it opens an issue and pauses the destination.
+    await capture(fixture, '{"n":2}');
+    const paused = await eventually(
+      () => api(app.sut.url, 'GET', path, { token }),
+      (response) => response.body.destination.paused === true,
+    );
+    expect(paused.body.destination.paused_reason).toBe('auto-paused after 1 consecutive failed attempts');
+    expect(await issues()).toEqual([
+      { kind: 'timeout', status: 'resolved', failure_count: 1 },
+      { kind: 'http_5xx', status: 'open', failure_count: 1 },
+    ]);
+  }, 60_000);
+
   it('a destination paused by hand has no paused_reason', async () => {
     const fixture = await createEndpoint(app.sut.url);
     const token = fixture.user.accessToken;

@@ -1,3 +1,7 @@
+import { EntityManager } from '@mikro-orm/postgresql';
+import { randomUUID } from 'node:crypto';
+import type { FailureKind } from '../src/delivery/delivery-sender';
+import { IssueTracker, type TrackedAttempt } from '../src/issues/issue-tracker';
 import { api, registerUser } from './support/api-client';
 import { answer, HttpsDestination } from './support/https-destination';
 import { useDeliveryApp } from './support/delivery-app';
@@ -297,4 +301,63 @@ describe('issues', () => {
     });
     expect(reopen.status).toBe(409);
   }, 60_000);
+
+  it('counts a failure sent before a recorded success into an issue, but never opens one or counts it toward auto-pause', async () => {
+    const fixture = await createEndpoint(app.sut.url);
+    const destinationId = await addDestination(app.sut.url, fixture, 'https://example.com/hooks');
+    await app.db.query('update destinations set auto_pause_after = 2 where id = $1', [destinationId]);
+    const tracker = app.sut.app.get(IssueTracker);
+    const knex = app.sut.app.get(EntityManager).getKnex();
+    const start = Date.now() - 60_000;
+    /** Records one batch of attempts, each sent `second` seconds after the start. */
+    const track = (...attempts: { second: number; failure?: FailureKind }[]) =>
+      knex.transaction((trx) =>
+        tracker.track(
+          trx,
+          attempts.map(({ second, failure }): TrackedAttempt => ({
+            destinationId,
+            endpointId: fixture.endpointId,
+            eventId: randomUUID(),
+            at: new Date(start + second * 1000),
+            succeeded: failure === undefined,
+            failure: failure === undefined ? null : { kind: failure, summary: failure },
+          })),
+        ),
+      );
+    const issues = async () =>
+      (
+        await app.db.query(
+          `select kind, status, failure_count from issues where destination_id = $1 order by first_seen_at`,
+          [destinationId],
+        )
+      ).rows;
+    const consecutiveFailures = async () =>
+      (await app.db.query('select consecutive_failures from destinations where id = $1', [destinationId]))
+        .rows[0].consecutive_failures;
+
+    expect((await track({ second: 10, failure: 'http_5xx' })).opened).toHaveLength(1);
+    expect((await track({ second: 20 })).resolved).toHaveLength(1);
+    // Sent before the success at 20 s: into the issue that success resolved, and a new resolved one.
+    const stale = await track({ second: 15, failure: 'http_5xx' }, { second: 16, failure: 'timeout' });
+    expect(stale).toMatchObject({ opened: [], resolved: [], paused: [] });
+    expect(await issues()).toEqual([
+      { kind: 'http_5xx', status: 'resolved', failure_count: 2 },
+      { kind: 'timeout', status: 'resolved', failure_count: 1 },
+    ]);
+    expect(await consecutiveFailures()).toBe(0);
+
+    // A failure sent after it opens an issue; a stale one of its kind is counted into that open issue.
+    expect((await track({ second: 30, failure: 'timeout' })).opened).toHaveLength(1);
+    expect(await track({ second: 18, failure: 'timeout' })).toMatchObject({ opened: [], paused: [] });
+    expect(await consecutiveFailures()).toBe(1);
+    // The second failure sent after the success pauses the destination (auto_pause_after 2).
+    expect((await track({ second: 31, failure: 'connection' })).paused).toHaveLength(1);
+    expect(await issues()).toEqual([
+      { kind: 'http_5xx', status: 'resolved', failure_count: 2 },
+      { kind: 'timeout', status: 'resolved', failure_count: 1 },
+      { kind: 'timeout', status: 'open', failure_count: 2 },
+      { kind: 'connection', status: 'open', failure_count: 1 },
+    ]);
+    expect(await consecutiveFailures()).toBe(2);
+  });
 });

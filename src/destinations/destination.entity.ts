@@ -36,7 +36,8 @@ export class Destination implements FlowControl {
     | 'filter'
     | 'autoPauseAfter'
     | 'pausedReason'
-    | 'consecutiveFailures';
+    | 'consecutiveFailures'
+    | 'lastSuccessAt';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -80,6 +81,10 @@ export class Destination implements FlowControl {
   /** Failed attempts since its last success (or resume), counted as attempts are recorded. */
   @Property({ type: 'integer', default: 0 })
   consecutiveFailures = 0;
+
+  /** When its latest recorded success was sent (to the second): failures sent before it are stale. */
+  @Property({ type: 'timestamptz', nullable: true })
+  lastSuccessAt: Date | null = null;
 
   /** Which events it gets (README, "Destination filters"); null: every event. */
   @Property({ type: 'jsonb', nullable: true })
