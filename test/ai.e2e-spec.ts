@@ -2,8 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import * as ts from 'typescript';
+import { LOCAL_AI_TIMEOUT_MS } from '../src/ai/local/local-ai.pool';
 import { api } from './support/api-client';
 import { FakeGemini } from './support/fake-gemini';
 import { answer, HttpsDestination } from './support/https-destination';
@@ -192,6 +194,31 @@ describe('AI analysis (local engine)', () => {
       expect(responses[30].status).toBe(429);
       expect(responses[30].body.message).toMatch(/too many calls from this user/);
     });
+
+    it('types a payload on a thread of its own: captures are answered meanwhile, and one it cannot type in time gets 503', async () => {
+      const caller = await createEndpoint(sut.url);
+      await setPlan(sut, caller.user.email, 'pro');
+      const token = caller.user.accessToken;
+      // One object of 150,000 keys (5.9 MiB): quicktype needs half an hour for it.
+      const keys = Object.fromEntries(
+        Array.from({ length: 150_000 }, (_, n) => [`key_${n}`, { v: n, s: 'abcdefghij' }]),
+      );
+      const heavy = await capture(caller, JSON.stringify({ type: 'bulk.export', data: keys }));
+      let answered = false;
+      const schema = api(sut.url, 'GET', route(caller, heavy, 'schema'), { token }).finally(() => {
+        answered = true;
+      });
+      await sleep(1000);
+      await capture(caller, '{"captured":"while the schema is typed"}');
+      expect(answered).toBe(false);
+      const response = await schema;
+      expect(response.status).toBe(503);
+      expect(response.body.message).toContain(`within ${LOCAL_AI_TIMEOUT_MS / 1000} s`);
+      // The next call gets a new thread.
+      const next = await api(sut.url, 'GET', route(caller, heavy, 'explain'), { token });
+      expect(next.status).toBe(200);
+      expect(next.body.explanation).toContain('bulk.export');
+    }, 60_000);
 
     it("answers 404 for another user's event, even on a paid plan", async () => {
       const stranger = await createEndpoint(sut.url);

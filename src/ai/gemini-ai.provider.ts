@@ -2,7 +2,6 @@ import { GoogleGenerativeAI, type GenerativeModel } from '@google/generative-ai'
 import { Logger } from '@nestjs/common';
 import type { AiAnswer, AiDelivery, AiEvent, AiProvider, HandlerTarget } from './ai.types';
 import { describeRetries, spokenDuration, type DeliveryPolicy } from './delivery-policy';
-import type { LocalAiEngine } from './local/local-ai.engine';
 
 export interface GeminiOptions {
   apiKey: string;
@@ -95,7 +94,7 @@ export class GeminiAiProvider implements AiProvider {
 
   constructor(
     options: GeminiOptions,
-    private readonly fallback: LocalAiEngine,
+    private readonly fallback: AiProvider,
   ) {
     this.timeoutMs = options.timeoutMs ?? 15_000;
     this.delivery = options.delivery;
