@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { api } from './support/api-client';
 import { HttpsDestination, type Responder } from './support/https-destination';
 import { eventually } from './support/eventually';
+import { whileRetentionDeletes } from './support/retention-race';
 import { stopService } from './support/service-process';
 import { startTestApp, type TestApp } from './support/test-app';
 import { BulkReplayRepository } from '../src/delivery/bulk-replay/bulk-replay.repository';
@@ -329,33 +330,14 @@ describe('bulk replay by status', () => {
     const replayId = started.body.bulk_replay.id;
     const replays = new BulkReplayRepository(sut.app.get(EntityManager).fork());
     // A retention batch's transaction: the event taken, then deleted while the chunk waits for it.
-    const retention = new Client({ connectionString: sut.env.DATABASE_URL });
-    await retention.connect();
-    try {
-      await retention.query('begin');
-      await retention.query('select 1 from events where id = $1 for update', [events[1]]);
-      const chunk = replays.dispatchNext(replayId, 200);
-      await eventually(
-        async () =>
-          (
-            await db.query(
-              `select count(*)::int as n from pg_stat_activity
-               where datname = current_database() and wait_event_type = 'Lock'`,
-            )
-          ).rows[0].n,
-        (waiting) => waiting > 0,
-      );
-      await retention.query('delete from events where id = $1', [events[1]]);
-      await retention.query('commit');
-      const dispatched = await chunk;
-      expect(dispatched.running).toBe(false);
-      const sent = await db.query('select event_id from deliveries where id = any($1) order by event_id', [
-        dispatched.deliveryIds,
-      ]);
-      expect(sent.rows.map((row) => row.event_id)).toEqual(events.filter((id) => id !== events[1]).sort());
-    } finally {
-      await retention.end();
-    }
+    const dispatched = await whileRetentionDeletes(sut.env.DATABASE_URL, events[1], () =>
+      replays.dispatchNext(replayId, 200),
+    );
+    expect(dispatched.running).toBe(false);
+    const sent = await db.query('select event_id from deliveries where id = any($1) order by event_id', [
+      dispatched.deliveryIds,
+    ]);
+    expect(sent.rows.map((row) => row.event_id)).toEqual(events.filter((id) => id !== events[1]).sort());
     expect((await call(sut, fixture, 'GET', `/${replayId}`)).body.bulk_replay).toMatchObject({
       status: 'completed',
       total: 4,

@@ -6,6 +6,7 @@ import { PlanRetention } from '../src/config/environment';
 import { RetentionRepository } from '../src/retention/retention.repository';
 import { api, registerUser } from './support/api-client';
 import { eventually } from './support/eventually';
+import { whileRetentionDeletes } from './support/retention-race';
 import { type ServiceProcess, spawnService, stopService } from './support/service-process';
 import { isolatedEnvironment, startTestApp, type TestApp } from './support/test-app';
 import { addDestination, createEndpoint, type EndpointFixture } from './support/webhook-fixtures';
@@ -368,30 +369,12 @@ describe('retention', () => {
       [id, fixture.endpointId],
     );
     // A retention batch's transaction: the event taken, then deleted while the replay waits for it.
-    const retention = new Client({ connectionString: sut.env.DATABASE_URL });
-    await retention.connect();
-    try {
-      await retention.query('begin');
-      await retention.query('select 1 from events where id = $1 for update', [id]);
-      const replay = api(sut.url, 'POST', `/api/endpoints/${fixture.endpointId}/events/${id}/replay`, {
+    const replay = await whileRetentionDeletes(sut.env.DATABASE_URL, id, () =>
+      api(sut.url, 'POST', `/api/endpoints/${fixture.endpointId}/events/${id}/replay`, {
         token: fixture.user.accessToken,
-      });
-      await eventually(
-        async () =>
-          (
-            await db.query(
-              `select count(*)::int as n from pg_stat_activity
-               where datname = current_database() and wait_event_type = 'Lock'`,
-            )
-          ).rows[0].n,
-        (waiting) => waiting > 0,
-      );
-      await retention.query('delete from events where id = $1', [id]);
-      await retention.query('commit');
-      expect((await replay).status).toBe(404);
-    } finally {
-      await retention.end();
-    }
+      }),
+    );
+    expect(replay.status).toBe(404);
     expect((await db.query('select id from deliveries where event_id = $1', [id])).rows).toEqual([]);
   });
 
