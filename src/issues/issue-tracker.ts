@@ -267,12 +267,14 @@ export class IssueTracker {
     if (destinations.length === 0) return changes;
     const counted = destinations.flatMap((each) => each.failures);
     const before = destinations.flatMap((each) => each.resolvedFailures);
+    const failures = [...before, ...counted];
+    const afterSuccess = new Set(counted);
     const { rows } = await runPrepared<{ rows: TrackedDestination[] }>(trx, TRACK_DESTINATIONS, [
       destinations.map((destination) => destination.destinationId),
       destinations.map((destination) => destination.succeededAt?.toISOString() ?? null),
-      [...counted, ...before].map((failure) => failure.destinationId),
-      [...counted, ...before].map((failure) => failure.at.toISOString()),
-      [...counted.map(() => true), ...before.map(() => false)],
+      failures.map((failure) => failure.destinationId),
+      failures.map((failure) => failure.at.toISOString()),
+      failures.map((failure) => afterSuccess.has(failure)),
     ]);
     changes.paused = rows
       .filter((row) => row.auto_paused)
@@ -292,7 +294,7 @@ export class IssueTracker {
     const isStale = (failure: TrackedAttempt) =>
       failure.at.getTime() < (knownSuccess.get(failure.destinationId) ?? -Infinity);
     const isFresh = (failure: TrackedAttempt) => !isStale(failure);
-    await withFailureGroups(trx, COUNT_STALE, [...before, ...counted].filter(isStale));
+    await withFailureGroups(trx, COUNT_STALE, failures.filter(isStale));
     // Failures, then the success that resolves their issues, then the failures after it, in that order.
     changes.opened.push(...(await countFailures(trx, before.filter(isFresh))));
     const delivered = destinations.filter((destination) => destination.succeededAt !== null);

@@ -25,29 +25,32 @@ export const LOCAL_AI_TIMEOUT_MS = 15_000;
  */
 export class LocalAiPool implements AiProvider, OnModuleDestroy {
   readonly name = 'local';
-  private readonly pool = new Piscina<LocalAiTask, AiAnswer>({
-    filename: join(__dirname, 'local-ai.worker.js'),
-    minThreads: 0,
-    maxThreads: 1,
-    idleTimeout: IDLE_MS,
-  });
+  private readonly pool: Piscina<LocalAiTask, AiAnswer>;
 
-  constructor(private readonly policy: DeliveryPolicy) {}
+  constructor(policy: DeliveryPolicy) {
+    this.pool = new Piscina({
+      filename: join(__dirname, 'local-ai.worker.js'),
+      workerData: policy,
+      minThreads: 0,
+      maxThreads: 1,
+      idleTimeout: IDLE_MS,
+    });
+  }
 
   explain(event: AiEvent): Promise<AiAnswer> {
-    return this.run({ policy: this.policy, event, operation: 'explain' });
+    return this.run({ event, operation: 'explain' });
   }
 
   schema(event: AiEvent): Promise<AiAnswer> {
-    return this.run({ policy: this.policy, event, operation: 'schema' });
+    return this.run({ event, operation: 'schema' });
   }
 
   handler(event: AiEvent, target: HandlerTarget): Promise<AiAnswer> {
-    return this.run({ policy: this.policy, event, operation: 'handler', target });
+    return this.run({ event, operation: 'handler', target });
   }
 
   diagnose(event: AiEvent, deliveries: AiDelivery[]): Promise<AiAnswer> {
-    return this.run({ policy: this.policy, event, operation: 'diagnose', deliveries });
+    return this.run({ event, operation: 'diagnose', deliveries });
   }
 
   async onModuleDestroy(): Promise<void> {
