@@ -199,11 +199,26 @@ describe('AI analysis (local engine)', () => {
       const caller = await createEndpoint(sut.url);
       await setPlan(sut, caller.user.email, 'pro');
       const token = caller.user.accessToken;
-      // One object of 150,000 keys (5.9 MiB): quicktype needs half an hour for it.
-      const keys = Object.fromEntries(
-        Array.from({ length: 150_000 }, (_, n) => [`key_${n}`, { v: n, s: 'abcdefghij' }]),
+      // 1.3 MB of records that share no shape: 8 objects of 500 records, each of its own 12 fields (a nested
+      // record or a string). quicktype gives every record an interface of its own: more than a minute.
+      const parts = Array.from({ length: 8 }, (_, part) => [
+        `part${part}`,
+        Object.fromEntries(
+          Array.from({ length: 500 }, (_, record) => [
+            `r${part}_${record}`,
+            Object.fromEntries(
+              Array.from({ length: 12 }, (_, field) => [
+                `f${part}_${(record * 7 + field) % 97}_${field}`,
+                field % 3 === 0 ? `s${field}` : { [`g${part}_${record}`]: field, h: [field] },
+              ]),
+            ),
+          ]),
+        ),
+      ]);
+      const heavy = await capture(
+        caller,
+        JSON.stringify({ type: 'bulk.export', ...Object.fromEntries(parts) }),
       );
-      const heavy = await capture(caller, JSON.stringify({ type: 'bulk.export', data: keys }));
       let answered = false;
       const schema = api(sut.url, 'GET', route(caller, heavy, 'schema'), { token }).finally(() => {
         answered = true;

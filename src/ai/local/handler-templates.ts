@@ -1,5 +1,6 @@
 import type { HandlerTarget } from '../ai.types';
 import { isRecord, type Payload } from './payload';
+import { SCHEMA_SAMPLE_ITEMS } from './schema-generator';
 
 /** What a template needs to know of the event. */
 export interface HandlerContext {
@@ -185,10 +186,21 @@ function nextjs(context: HandlerContext, typed: boolean): string {
   ].join('\n');
 }
 
-function topLevelFields(payload: Payload): [string, unknown][] {
-  if (payload.kind === 'json' && isRecord(payload.value)) return Object.entries(payload.value);
+/**
+ * The body's fields when it is a record of them: a form, or a JSON object of at most SCHEMA_SAMPLE_ITEMS keys
+ * (one of more is a map keyed by ids, as the schema types it). Empty for any other body.
+ */
+function recordFields(payload: Payload): [string, unknown][] {
   if (payload.kind === 'form') return Object.entries(payload.fields);
-  return [];
+  if (payload.kind !== 'json' || !isRecord(payload.value)) return [];
+  const fields = Object.entries(payload.value);
+  return fields.length <= SCHEMA_SAMPLE_ITEMS ? fields : [];
+}
+
+/** A JSON body that is not a record of fields (an array, a map, a scalar): its value, for its type. */
+function unfieldedJson(payload: Payload): { value: unknown } | undefined {
+  if (payload.kind !== 'json' || recordFields(payload).length > 0) return undefined;
+  return { value: payload.value };
 }
 
 function pythonType(value: unknown): string {
@@ -201,13 +213,14 @@ function pythonType(value: unknown): string {
 }
 
 function fastapi(context: HandlerContext): string {
-  const fields = topLevelFields(context.payload).filter(([key]) => /^[A-Za-z_]\w*$/.test(key));
+  const fields = recordFields(context.payload).filter(([key]) => /^[A-Za-z_]\w*$/.test(key));
+  const json = unfieldedJson(context.payload);
   const typedDict = fields.length
     ? [
         `class ${context.rootName}(TypedDict, total=False):`,
         ...fields.map(([key, value]) => `    ${key}: ${pythonType(value)}`),
       ]
-    : [`${context.rootName} = dict[str, Any]`];
+    : [`${context.rootName} = ${json ? pythonType(json.value) : 'dict[str, Any]'}`];
   const parse =
     context.payload.kind === 'form'
       ? `dict(urllib.parse.parse_qsl(raw_body.decode("utf-8")))`
@@ -305,12 +318,17 @@ function goField(key: string): string {
 }
 
 function gin(context: HandlerContext): string {
-  const fields = topLevelFields(context.payload);
-  const struct = [
-    `type ${context.rootName} struct {`,
-    ...fields.map(([key, value]) => `\t${goField(key)} ${goType(value)} \`json:"${key}"\``),
-    `}`,
-  ];
+  // A JSON body that is not a record (an array, a map) is unmarshalled into its own kind, not a struct.
+  const json = unfieldedJson(context.payload);
+  const struct = json
+    ? [`type ${context.rootName} ${goType(json.value)}`]
+    : [
+        `type ${context.rootName} struct {`,
+        ...recordFields(context.payload).map(
+          ([key, value]) => `\t${goField(key)} ${goType(value)} \`json:"${key}"\``,
+        ),
+        `}`,
+      ];
   const parse =
     context.payload.kind === 'json'
       ? [

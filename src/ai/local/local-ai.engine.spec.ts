@@ -133,6 +133,67 @@ describe(LocalAiEngine.name, () => {
       expect(handler.text).toContain('export type WebhookPayload = unknown;');
     });
 
+    /** The schema of `body` sent as genericJson, checked against `sample` (the body itself unless given). */
+    async function typedBody(body: unknown, sample = body): Promise<string> {
+      const { text } = await sut.schema({ ...genericJson, body: Buffer.from(JSON.stringify(body)) });
+      const check = `${text}\nconst sample: WebhookPayload = ${JSON.stringify(sample)};\nexport { sample };\n`;
+      expect(typeErrors(check)).toEqual([]);
+      return text;
+    }
+
+    it('types an object keyed by ids as a map, even one of 150,000 keys', async () => {
+      const entries = Array.from({ length: 150_000 }, (_, n) => [
+        `usr_${n.toString(36)}`,
+        { name: `n${n}`, age: n },
+      ]);
+      const text = await typedBody(
+        { export: 'users', users: Object.fromEntries(entries) },
+        { export: 'users', users: Object.fromEntries(entries.slice(-3)) },
+      );
+      expect(text).toMatch(/users:\s+\{ \[key: string\]: User \};/);
+      expect(text).toMatch(/interface User \{\s+name:\s+string;\s+age:\s+number;\s+\}/);
+      expect(text).not.toContain('usr_');
+    });
+
+    it('types the values of an object of thousands of keys from its first 1,000, whatever their kinds', async () => {
+      const data = Object.fromEntries(
+        Array.from({ length: 1500 }, (_, n) => [`k${n}`, n < 1000 ? (n % 2 === 0 ? n : { id: n }) : 'late']),
+      );
+      const { text } = await sut.schema({ ...genericJson, body: Buffer.from(JSON.stringify({ data })) });
+      expect(text).toMatch(/data:\s+\{ \[key: string\]: (\w+ \| number|number \| \w+) \};/);
+      expect(text).not.toContain('string };');
+    });
+
+    it('keeps a record of few fields an interface', async () => {
+      const text = await typedBody({ user: { first: 'Ada', last: 'Lovelace', email: 'ada@example.com' } });
+      expect(text).toMatch(/interface User \{\s+first:\s+string;\s+last:\s+string;\s+email:\s+string;\s+\}/);
+    });
+
+    it.each([
+      [
+        'an array of records',
+        [
+          { email: 'a@example.com', event: 'delivered' },
+          { email: 'b@example.com', event: 'open' },
+        ],
+        /^export type WebhookPayload = WebhookPayloadItem\[\];$/m,
+      ],
+      ['an array of numbers', [1, 2, 3], /^export type WebhookPayload = number\[\];$/m],
+      [
+        'an array of records and numbers',
+        [{ id: 1 }, 2],
+        /^export type WebhookPayload = Array<\w+ \| number>;$/m,
+      ],
+      ['a string', 'ping', /^export type WebhookPayload = string;$/m],
+      [
+        'a map keyed by digits',
+        { '1': { id: 1 }, '2': { id: 2 } },
+        /^export type WebhookPayload = \{ \[key: string\]: WebhookPayloadItem \};$/m,
+      ],
+    ])('names the type of the whole body when it is %s', async (_kind, body, declaration) => {
+      expect(await typedBody(body)).toMatch(declaration);
+    });
+
     it('types form fields as strings (repeated keys as arrays)', async () => {
       const { text } = await sut.schema(formPost);
       expect(text).toContain('name: string;');
@@ -160,6 +221,31 @@ describe(LocalAiEngine.name, () => {
         expect(text).toMatch(/timingSafeEqual|compare_digest|hmac\.Equal/);
         expect(text).toMatch(/TOLERANCE_SECONDS|toleranceSeconds/);
         expect(text).toContain('invoice.paid');
+      },
+    );
+
+    it.each([
+      [
+        'an array of records',
+        [{ email: 'a@example.com', event: 'delivered' }],
+        'type WebhookPayload []any',
+        'WebhookPayload = list[Any]',
+      ],
+      [
+        'a map of 1,500 keys',
+        Object.fromEntries(Array.from({ length: 1500 }, (_, n) => [`k${n}`, { n }])),
+        'type WebhookPayload map[string]any',
+        'WebhookPayload = dict[str, Any]',
+      ],
+      ['a record', { id: 'c_42' }, 'ID string `json:"id"`', 'id: str'],
+    ])(
+      'types a body that is %s as what it is in Go and Python (a Go struct would refuse an array)',
+      async (_kind, body, go, python) => {
+        const event = { ...genericJson, body: Buffer.from(JSON.stringify(body)) };
+        expect((await sut.handler(event, { language: 'go', framework: 'gin' })).text).toContain(go);
+        const { text } = await sut.handler(event, { language: 'python', framework: 'fastapi' });
+        expect(text).toContain(python);
+        expect(text).not.toMatch(/ k\d+: /);
       },
     );
 

@@ -1,6 +1,6 @@
 import type { Payload } from './payload';
 
-/** Global names a generated interface must not shadow. */
+/** Global names a generated type must not shadow (such a type is renamed `<rootName><name>`). */
 const RESERVED = [
   'Object',
   'Date',
@@ -55,17 +55,29 @@ function nestedDeeperThan(value: unknown, limit: number): boolean {
  */
 export const SCHEMA_SAMPLE_ITEMS = 1000;
 
-/** The JSON value with every array cut to its first SCHEMA_SAMPLE_ITEMS elements (depth already bounded). */
+/**
+ * The JSON value with every array cut to its first SCHEMA_SAMPLE_ITEMS elements (depth already bounded), and
+ * every object of more keys than that reduced to its first SCHEMA_SAMPLE_ITEMS values under the keys "0",
+ * "1", ...: quicktype types an object whose keys are all digits as a map of its values' types (inferMaps),
+ * `{ [key: string]: T }`. A webhook's record has tens of fields; an object of thousands of keys is keyed by
+ * ids, and typed as a record quicktype's time grows faster than the square of its keys (150,000: 32 minutes).
+ */
 function sampled(value: unknown): unknown {
   if (Array.isArray(value)) return value.slice(0, SCHEMA_SAMPLE_ITEMS).map(sampled);
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, sampled(child)]));
+  const entries = Object.entries(value);
+  if (entries.length <= SCHEMA_SAMPLE_ITEMS)
+    return Object.fromEntries(entries.map(([key, child]) => [key, sampled(child)]));
+  return Object.fromEntries(
+    entries.slice(0, SCHEMA_SAMPLE_ITEMS).map(([, child], index) => [String(index), sampled(child)]),
+  );
 }
 
 /**
  * TypeScript interfaces inferred from the payload by quicktype: nested objects as named interfaces,
  * array element types merged from every element (fields missing from some become optional), `null`
- * unions. Strings stay strings (no date, enum or number-string guessing), so the sample type-checks.
+ * unions, objects keyed by ids as maps (quicktype's own inference: all-digit keys, or many values of one
+ * type under keys that do not read as field names; and every object of thousands of keys). Strings stay strings (no date, enum or number-string guessing), so the sample type-checks.
  * quicktype is loaded on first use, like the TypeScript compiler (isTypeScriptDeclaration): about 20 MB.
  */
 export async function generateSchema(payload: Payload, rootName: string): Promise<string> {
@@ -90,21 +102,46 @@ export async function generateSchema(payload: Payload, rootName: string): Promis
   const result = await quicktype({
     inputData,
     lang: 'typescript',
-    rendererOptions: { 'just-types': 'true', 'prefer-unions': 'true' },
-    inferMaps: false,
+    // Not just the types: the Convert class quicktype writes after them names the body's own type.
+    rendererOptions: { 'just-types': 'false', 'runtime-typecheck': 'false', 'prefer-unions': 'true' },
+    inferMaps: true,
     inferEnums: false,
     inferUuids: false,
     inferDateTimes: false,
     inferIntegerStrings: false,
     inferBooleanStrings: false,
   });
-  let schema = `${result.lines.join('\n').trim()}\n`;
-  for (const name of RESERVED) {
-    if (name !== rootName)
-      schema = schema.replace(
-        new RegExp(`(?<![\\w$"])${name}\\b(?!\\??\\s*:|[\\w$ ]*")`, 'g'),
-        `${rootName}${name}`,
-      );
-  }
+  let schema = rootedTypes(result.lines, rootName);
+  for (const name of RESERVED)
+    if (name !== rootName && new RegExp(`^export (interface|type) ${name}\\b`, 'm').test(schema))
+      schema = renamed(schema, name, `${rootName}${name}`);
   return schema;
+}
+
+/** The type `from` renamed `to` where it is used as a type: not a property named so (`Date?:`, `"Date"`). */
+function renamed(schema: string, from: string, to: string): string {
+  return schema.replace(new RegExp(`(?<![\\w$"])${from}\\b(?!\\??\\s*:|[\\w$ ]*")`, 'g'), to);
+}
+
+/**
+ * quicktype's types, and `rootName` the type of the whole body. quicktype gives the top-level name to the
+ * body's class, and when the body is not one (an array, a map, a string) to its elements' or values'
+ * class (or to nothing): `Convert.toX(json)`, which it writes after the types, returns the body's type.
+ * Then the elements' class is renamed `<rootName>Item`, and `rootName` declared as the body's type.
+ */
+function rootedTypes(lines: string[], rootName: string): string {
+  const convert = lines.findIndex((line) => line.startsWith('export class Convert'));
+  const bodyType = /^\s*public static to\w*\(json: string\): (.+) \{$/.exec(lines[convert + 1])?.[1];
+  if (bodyType === undefined) throw new Error(`quicktype wrote no Convert class for ${rootName}`);
+  // The types, without quicktype's usage comment before them and its comment on Convert after them.
+  let types = lines
+    .slice(0, convert)
+    .filter((line) => !line.startsWith('//'))
+    .join('\n')
+    .trim();
+  if (bodyType === rootName) return `${types}\n`;
+  let item = `${rootName}Item`;
+  while (new RegExp(`\\b${item}\\b`).test(types)) item += 'Type';
+  types = renamed(types.replace(new RegExp(`^type ${rootName} = .*;$`, 'm'), '').trim(), rootName, item);
+  return `export type ${rootName} = ${renamed(bodyType, rootName, item)};\n${types && `\n${types}\n`}`;
 }
