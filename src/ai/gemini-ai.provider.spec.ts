@@ -1,4 +1,6 @@
-import { describeEvent } from './gemini-ai.provider';
+import { FakeGemini } from '../../test/support/fake-gemini';
+import type { AiProvider } from './ai.types';
+import { describeEvent, GeminiAiProvider } from './gemini-ai.provider';
 
 const event = (query: string, headers: Record<string, string> = {}) => ({
   method: 'POST',
@@ -25,5 +27,45 @@ describe(describeEvent.name, () => {
   it('shows any other query as captured, and says when there is none', () => {
     expect(describeEvent(event('page=2&sort=desc%20x'))).toContain('Query: page=2&sort=desc%20x');
     expect(describeEvent(event(''))).toContain('Query: (none)');
+  });
+});
+
+describe(GeminiAiProvider.name, () => {
+  let gemini: FakeGemini;
+  const local = { explain: () => Promise.resolve({ text: 'the local answer', provider: 'local' as const }) };
+  const provider = (timeoutMs: number) =>
+    new GeminiAiProvider(
+      {
+        apiKey: 'test-key',
+        model: 'gemini-test',
+        baseUrl: gemini.url,
+        timeoutMs,
+        delivery: { timeoutMs: 10_000, retryDelaysMs: [5_000] },
+      },
+      local as unknown as AiProvider,
+    );
+  const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
+
+  beforeEach(async () => {
+    gemini = await FakeGemini.start();
+  });
+  afterEach(() => gemini.close());
+
+  it('answers with Gemini and leaves no timer of the time-out behind', async () => {
+    gemini.answerWith({ text: 'Gemini explains it.' });
+    const before = timers();
+    expect(await provider(60_000).explain(event(''))).toEqual({
+      text: 'Gemini explains it.',
+      provider: 'gemini',
+    });
+    expect(timers()).toBe(before);
+  });
+
+  it('gives up on Gemini at its time-out and answers with the local engine', async () => {
+    gemini.answerWith('hang');
+    const started = Date.now();
+    expect(await provider(300).explain(event(''))).toEqual({ text: 'the local answer', provider: 'local' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect(gemini.requests).toHaveLength(1);
   });
 });

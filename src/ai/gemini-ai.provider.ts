@@ -100,7 +100,7 @@ export class GeminiAiProvider implements AiProvider {
     this.delivery = options.delivery;
     this.model = new GoogleGenerativeAI(options.apiKey).getGenerativeModel(
       { model: options.model },
-      { baseUrl: options.baseUrl, timeout: this.timeoutMs },
+      { baseUrl: options.baseUrl },
     );
   }
 
@@ -144,7 +144,11 @@ export class GeminiAiProvider implements AiProvider {
     accept: (text: string) => boolean | Promise<boolean> = (text) => text.length > 0,
   ): Promise<AiAnswer> {
     try {
-      const result = await this.model.generateContent(prompt, { timeout: this.timeoutMs });
+      // A signal, not the client's `timeout` option: that one arms a timer it never clears, which held the
+      // process (and the call's closures) for the whole time-out after every answer.
+      const result = await this.model.generateContent(prompt, {
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
       const text = cleanOutput(result.response.text());
       if (await accept(text)) return { text, provider: 'gemini' };
       this.logger.warn('Gemini answered something unusable; the local engine answers instead');

@@ -6,10 +6,13 @@ export interface GeminiRequest {
   prompt: string;
 }
 
-/** Answers `generateContent` in Gemini's JSON shape on 127.0.0.1, with queued texts or errors. */
+/** One queued answer: a text, an error status, or no answer at all (the request is held until close). */
+export type FakeGeminiAnswer = { text: string } | { status: number } | 'hang';
+
+/** Answers `generateContent` in Gemini's JSON shape on 127.0.0.1, with queued texts or errors, or not at all. */
 export class FakeGemini {
   readonly requests: GeminiRequest[] = [];
-  private readonly answers: ({ text: string } | { status: number })[] = [];
+  private readonly answers: FakeGeminiAnswer[] = [];
   private server!: Server;
 
   static async start(): Promise<FakeGemini> {
@@ -24,6 +27,7 @@ export class FakeGemini {
           .join('\n');
         gemini.requests.push({ url: request.url ?? '', prompt });
         const answer = gemini.answers.shift() ?? { status: 500 };
+        if (answer === 'hang') return;
         response.setHeader('content-type', 'application/json');
         if ('status' in answer) {
           response.statusCode = answer.status;
@@ -49,11 +53,13 @@ export class FakeGemini {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
-  answerWith(...answers: ({ text: string } | { status: number })[]): void {
+  answerWith(...answers: FakeGeminiAnswer[]): void {
     this.answers.push(...answers);
   }
 
   close(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeAllConnections();
+    return closed;
   }
 }
