@@ -77,7 +77,8 @@ function sampled(value: unknown): unknown {
  * TypeScript interfaces inferred from the payload by quicktype: nested objects as named interfaces,
  * array element types merged from every element (fields missing from some become optional), `null`
  * unions, objects keyed by ids as maps (quicktype's own inference: all-digit keys, or many values of one
- * type under keys that do not read as field names; and every object of thousands of keys). Strings stay strings (no date, enum or number-string guessing), so the sample type-checks.
+ * type under keys that do not read as field names; and every object of thousands of keys). Strings stay
+ * strings (no date, enum or number-string guessing), so the sample type-checks.
  * quicktype is loaded on first use, like the TypeScript compiler (isTypeScriptDeclaration): about 20 MB.
  */
 export async function generateSchema(payload: Payload, rootName: string): Promise<string> {
