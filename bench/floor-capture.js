@@ -8,8 +8,9 @@
 // `/rules/<token>` adds the least work of scenario 7's ingest rules (with STRIPE_SECRET): the
 // Stripe-Signature checked over the raw bytes (HMAC-SHA256, constant-time, 5-minute tolerance), the body
 // parsed once for its event id and the two destinations' filters (the scenario's, written out here), and
-// the dedup claim on the event id made in the batch's statement, a repeat answered 200 with the first
-// event's id. The floor of a capture with rules, to set scenario 7's ratio against.
+// the dedup claims on the event ids made in Redis, one call for the batch (SET NX GET with the window as
+// its expiry, in a script), before its statement: a repeat is answered 200 with the first event's id and
+// not stored. The floor of a capture with rules, to set scenario 7's ratio against.
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench REDIS_URL=redis://127.0.0.1:6379 PORT=3998 \
 //     QUEUE_KEY=floor:queue STRIPE_SECRET=whsec_... node bench/floor-capture.js
@@ -21,7 +22,7 @@ const Redis = require('ioredis');
 const LANES = 2;
 const MAX_BATCH = 500;
 const TOLERANCE_S = 300;
-const DEDUP_WINDOW = '1 hour';
+const DEDUP_WINDOW_MS = 3_600_000;
 const QUEUE_KEY = process.env.QUEUE_KEY || 'floor:queue';
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: LANES });
 const redis = new Redis(process.env.REDIS_URL || 'redis://127.0.0.1:6379');
@@ -66,31 +67,18 @@ const PLAIN_SQL = `
 insert into floor_event (id, endpoint_id, method, headers, body, source_ip)
 select * from unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::bytea[], $6::text[])`;
 
-// A key's claim holds its first event; a repeat (in the batch or after it) gets that event's id, and only
-// the claim's own event is stored. An expired claim is taken over.
 const RULES_SQL = `
-with input as (
-  select * from unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::bytea[], $6::text[], $7::text[], $8::text[])
-    with ordinality as t(id, endpoint_id, method, headers, body, source_ip, dedup_key, destinations, position)
-),
-claimed as (
-  insert into floor_dedup (endpoint_id, key, event_id, expires_at)
-  select distinct on (endpoint_id, dedup_key) endpoint_id, dedup_key, id, now() + interval '${DEDUP_WINDOW}'
-  from input order by endpoint_id, dedup_key, position
-  on conflict (endpoint_id, key) do update set
-    event_id = case when floor_dedup.expires_at <= now() then excluded.event_id else floor_dedup.event_id end,
-    expires_at = case when floor_dedup.expires_at <= now() then excluded.expires_at else floor_dedup.expires_at end
-  returning endpoint_id, key, event_id
-),
-stored as (
-  insert into floor_event (id, endpoint_id, method, headers, body, source_ip, destinations)
-  select input.id, input.endpoint_id, method, headers, body, source_ip, destinations
-  from input join claimed on claimed.endpoint_id = input.endpoint_id and claimed.key = input.dedup_key
-  where claimed.event_id = input.id
-)
-select claimed.event_id::text as first_id
-from input join claimed on claimed.endpoint_id = input.endpoint_id and claimed.key = input.dedup_key
-order by input.position`;
+insert into floor_event (id, endpoint_id, method, headers, body, source_ip, destinations)
+select * from unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::bytea[], $6::text[], $7::text[])`;
+
+// Each key is claimed by the first event that asks for it; the claim holding each key is answered.
+redis.defineCommand('claim', {
+  lua: `local held = {}
+for i, key in ipairs(KEYS) do
+  held[i] = redis.call('SET', key, ARGV[i], 'NX', 'GET', 'PX', ${DEDUP_WINDOW_MS}) or ARGV[i]
+end
+return held`,
+});
 
 /** Stores a batch of one kind in one statement and pushes the stored ids; each item's event id back. */
 async function commit(batch) {
@@ -107,14 +95,17 @@ async function commit(batch) {
     await redis.lpush(QUEUE_KEY, ...columns[0]);
     return columns[0];
   }
-  const { rows } = await pool.query(RULES_SQL, [
-    ...columns,
-    batch.map((item) => item.dedupKey),
-    batch.map((item) => item.destinations),
-  ]);
-  const firstIds = rows.map((row) => row.first_id);
-  const stored = batch.filter((item, index) => firstIds[index] === item.id).map((item) => item.id);
-  if (stored.length > 0) await redis.lpush(QUEUE_KEY, ...stored);
+  const firstIds = await redis.claim(
+    batch.length,
+    ...batch.map((item) => `${QUEUE_KEY}:dedup:${item.token}:${item.dedupKey}`),
+    ...columns[0],
+  );
+  const firsts = (values) => values.filter((_, index) => firstIds[index] === batch[index].id);
+  const stored = firsts(columns[0]);
+  if (stored.length > 0) {
+    await pool.query(RULES_SQL, [...columns.map(firsts), firsts(batch.map((item) => item.destinations))]);
+    await redis.lpush(QUEUE_KEY, ...stored);
+  }
   return firstIds;
 }
 
@@ -187,9 +178,6 @@ pool
   .query(
     `create table if not exists floor_event (id uuid primary key, endpoint_id text not null, method text not null,
        headers jsonb not null, body bytea not null, source_ip text, destinations text,
-       received_at timestamptz not null default now());
-     create table if not exists floor_dedup (endpoint_id text not null, key text not null, event_id uuid not null,
-       expires_at timestamptz not null, primary key (endpoint_id, key));
-     create index if not exists floor_dedup_expires_at_index on floor_dedup (expires_at);`,
+       received_at timestamptz not null default now());`,
   )
   .then(() => server.listen(Number(process.env.PORT), () => console.log(`floor on :${process.env.PORT}`)));

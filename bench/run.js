@@ -496,7 +496,7 @@ async function scenarioRules(context) {
     addRatioRow(scenario, ratio);
     addRow(
       scenario,
-      "floor with the rules' work (bench/floor-capture.js /rules: the Stripe HMAC, the body parsed, the two filters, the dedup claim in the batch's statement), requests/s, ratio to the reference",
+      "floor with the rules' work (bench/floor-capture.js /rules: the Stripe HMAC, the body parsed, the two filters, the dedup claims in Redis, one call a batch), requests/s, ratio to the reference",
       `${rate(floor.perSecond)}, ${(floor.perSecond / reference.perSecond).toFixed(2)}×`,
     );
     addRow(

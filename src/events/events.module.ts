@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DeliveryModule } from '../delivery/delivery.module';
-import { CaptureWriter, captureRepositoryProvider } from './capture/capture-writer';
+import { CaptureWriter, captureRepositoryProvider, dedupClaimsProvider } from './capture/capture-writer';
 import { CaptureRulesCache } from './capture/capture-rules.cache';
 import { CaptureService } from './capture/capture.service';
 import { EventsController } from './events.controller';
@@ -21,6 +21,7 @@ import { EventsService } from './events.service';
     CaptureWriter,
     CaptureRulesCache,
     captureRepositoryProvider,
+    dedupClaimsProvider,
   ],
   exports: [CaptureService],
 })

@@ -8,25 +8,16 @@ import {
 } from '@nestjs/common';
 import { PeriodicTask } from '../common/periodic-task';
 
-const SWEEP_INTERVAL_MS = 60_000;
 const FOLD_INTERVAL_MS = 1000;
-/** Keys deleted per statement, so that one sweep never holds many row locks at once. */
-const SWEEP_BATCH = 5000;
 
 /**
  * The workers' part of dedup: every second, adds the repeats captures appended to `event_repeats` to their
- * events' `duplicate_count` (off the capture path, which never waits on an event's row for them); every
- * minute, deletes the dedup keys whose window has passed (a capture takes over an expired key by itself,
- * so this only keeps the table to the keys that still hold).
+ * events' `duplicate_count` (off the capture path, which never waits on an event's row for them). The keys'
+ * claims are in Redis, and expire with their window (DedupClaims).
  */
 @Injectable()
 export class DedupWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(DedupWorker.name);
-  private readonly sweeps = new PeriodicTask(
-    () => this.sweep(),
-    SWEEP_INTERVAL_MS,
-    (error) => this.logger.warn(`expired dedup keys not deleted yet: ${error.message}`),
-  );
   private readonly folds = new PeriodicTask(
     () => this.fold(),
     FOLD_INTERVAL_MS,
@@ -36,12 +27,11 @@ export class DedupWorker implements OnApplicationBootstrap, OnApplicationShutdow
   constructor(private readonly em: EntityManager) {}
 
   onApplicationBootstrap(): void {
-    this.sweeps.start();
     this.folds.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([this.sweeps.stop(), this.folds.stop()]);
+    await this.folds.stop();
   }
 
   /**
@@ -58,20 +48,8 @@ export class DedupWorker implements OnApplicationBootstrap, OnApplicationShutdow
        from summed where events.id = summed.event_id and events.id in (select id from locked)`,
     );
   }
-
-  private async sweep(): Promise<void> {
-    let deleted: number;
-    do {
-      const result = await this.em.getKnex().raw(
-        `delete from dedup_keys where ctid in (
-           select ctid from dedup_keys where expires_at <= now() limit ? for update skip locked)`,
-        [SWEEP_BATCH],
-      );
-      deleted = result.rowCount as number;
-    } while (deleted === SWEEP_BATCH);
-  }
 }
 
-/** What a worker runs for ingest rules: the fold of repeats and the sweep of expired dedup keys. */
+/** What a worker runs for ingest rules: the fold of repeats. */
 @Module({ providers: [DedupWorker] })
 export class IngestWorkerModule {}

@@ -43,7 +43,9 @@ export class ThrowawayRedis {
         if (Date.now() > deadline) throw error;
         await new Promise((resolve) => setTimeout(resolve, 100));
       } finally {
-        client.disconnect();
+        // A client whose connection was refused has ended already; disconnecting it would arm ioredis's 2-s
+        // timer for a socket close that never comes, and keep the test's process alive.
+        if (client.status !== 'end') client.disconnect();
       }
     }
   }

@@ -1,11 +1,12 @@
 import type { ConfigService } from '@nestjs/config';
 import type { Environment } from '../../config/environment';
 import type { RoutingSignal } from '../../delivery/delivery-router.service';
+import type { Claim, ClaimRequest, DedupClaims } from '../../ingest/dedup-claims';
 import type { Metrics } from '../../metrics/metrics.service';
 import type { CaptureRepository, NewCapture, StoreOutcome } from './capture.repository';
 import { CaptureWriter } from './capture-writer';
 
-function capture(token: string): NewCapture {
+function capture(token: string, dedupKey: string | null = null): NewCapture {
   return {
     id: `event-${token}`,
     token,
@@ -21,10 +22,10 @@ function capture(token: string): NewCapture {
       authorized: true,
       verification: { status: 'none', reason: null },
       forward: true,
-      dedupKey: null,
+      dedupKey,
       skip: [],
     },
-    dedupExpiresAt: null,
+    dedup: dedupKey === null ? null : { windowMs: 60_000, takeOver: null },
   };
 }
 
@@ -33,14 +34,58 @@ const stored = (token: string): StoreOutcome => ({ kind: 'stored', endpointId: `
 /** A collaborator stub with only the members the test needs. */
 const stub = <T>(members: Partial<T>): T => members as T;
 
-/** A repository whose statements the test controls; it records the batches it was given, and announcements. */
-function makeSut(store: (captures: NewCapture[]) => Promise<StoreOutcome[]>) {
+/**
+ * Dedup claims kept in a map, as Redis would keep them (a key is held by its first claim), or unavailable;
+ * it records the time each call was given and what was released.
+ */
+function fakeClaims(available = true) {
+  const held = new Map<string, Claim>();
+  const released: string[] = [];
+  const timeouts: number[] = [];
+  const claims = stub<DedupClaims>({
+    claim: async (asks: (ClaimRequest | null)[], timeoutMs: number) => {
+      timeouts.push(timeoutMs);
+      if (!available) return null;
+      return asks.map((ask) => {
+        if (ask === null) return null;
+        const claim = held.get(ask.key) ?? {
+          value: `${ask.eventId}:1`,
+          eventId: ask.eventId,
+          claimedAt: 1,
+          own: true,
+        };
+        held.set(ask.key, claim);
+        return { ...claim, own: claim.eventId === ask.eventId };
+      });
+    },
+    release: async (claims) => {
+      for (const { ask } of claims) {
+        released.push(ask.key);
+        held.delete(ask.key);
+      }
+    },
+  });
+  return { claims, released, timeouts };
+}
+
+/**
+ * A repository whose statements the test controls; it records the batches it was given (each capture's
+ * token, and `<token>→<first id>` for a repeat), and announcements.
+ */
+function makeSut(
+  store: (captures: NewCapture[], firstIds: (string | null)[]) => Promise<StoreOutcome[]>,
+  claims = fakeClaims().claims,
+) {
   const batches: string[][] = [];
   const close = jest.fn(async () => undefined);
   const repository = stub<CaptureRepository>({
-    storeBatch: (captures) => {
-      batches.push(captures.map((item) => item.token));
-      return store(captures);
+    storeBatch: (captures, firstIds) => {
+      batches.push(
+        captures.map((item, index) =>
+          firstIds[index] === null ? item.token : `${item.token}→${firstIds[index]}`,
+        ),
+      );
+      return store(captures, firstIds);
     },
     close,
   });
@@ -48,7 +93,7 @@ function makeSut(store: (captures: NewCapture[]) => Promise<StoreOutcome[]>) {
   const routing = stub<RoutingSignal>({ announce });
   const config = stub<ConfigService<Environment, true>>({ get: () => 2000 as never });
   const metrics = stub<Metrics>({ gauge: () => undefined });
-  return { sut: new CaptureWriter(repository, routing, config, metrics), batches, announce, close };
+  return { sut: new CaptureWriter(repository, routing, claims, config, metrics), batches, announce, close };
 }
 
 /** Writes the capture of `token` with a deadline far enough ahead never to matter here. */
@@ -132,6 +177,75 @@ describe(CaptureWriter.name, () => {
     ]);
     expect(batches).toEqual([['first'], ['second'], ['slow', 'bad', 'b'], ['slow']]);
     expect(results.slice(2)).toEqual([stored('slow'), { kind: 'expired' }, { kind: 'expired' }]);
+  });
+
+  describe('dedup claims', () => {
+    /** Stores each capture but the repeats, which are duplicates of their first event (or pending, for `pending`). */
+    const storeFirsts =
+      (pending = false) =>
+      async (captures: NewCapture[], firstIds: (string | null)[]): Promise<StoreOutcome[]> =>
+        captures.map((item, index) => {
+          const firstId = firstIds[index];
+          if (firstId === null) return stored(item.token);
+          return pending ? { kind: 'first-pending' } : { kind: 'duplicate', firstId };
+        });
+
+    it("claims a batch's keys before storing it, and gives the repository each repeat's first event", async () => {
+      const { sut, batches } = makeSut(storeFirsts());
+      const outcomes = await Promise.all([
+        sut.write(capture('first', 'k1'), Date.now() + 60_000),
+        sut.write(capture('second', 'k2'), Date.now() + 60_000),
+        sut.write(capture('a', 'k1'), Date.now() + 60_000),
+        sut.write(capture('b'), Date.now() + 60_000),
+        sut.write(capture('c', 'k3'), Date.now() + 60_000),
+      ]);
+      expect(batches).toEqual([['first'], ['second'], ['a→event-first', 'b', 'c']]);
+      expect(outcomes[2]).toEqual({ kind: 'duplicate', firstId: 'event-first' });
+      expect(outcomes[4]).toEqual(stored('c'));
+    });
+
+    it('answers a repeat whose first event is not committed with that claim, to be sent again', async () => {
+      const { sut } = makeSut(storeFirsts(true));
+      await write(sut, 'first');
+      await sut.write(capture('first', 'k'), Date.now() + 60_000);
+      await expect(sut.write(capture('again', 'k'), Date.now() + 60_000)).resolves.toEqual({
+        kind: 'first-pending',
+        claim: { value: 'event-first:1', eventId: 'event-first', claimedAt: 1, own: false },
+      });
+    });
+
+    it('releases the claims of the captures it did not store, and all of a batch that failed', async () => {
+      const { claims, released } = fakeClaims();
+      let fail = false;
+      const { sut } = makeSut(async (captures) => {
+        if (fail) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+        return captures.map((item) =>
+          item.token === 'unknown' ? { kind: 'unknown-endpoint' as const } : stored(item.token),
+        );
+      }, claims);
+      await sut.write(capture('kept', 'k1'), Date.now() + 60_000);
+      await sut.write(capture('unknown', 'k2'), Date.now() + 60_000);
+      fail = true;
+      await expect(sut.write(capture('lost', 'k3'), Date.now() + 60_000)).rejects.toThrow('ECONNREFUSED');
+      expect(released).toEqual(['k2', 'k3']);
+    });
+
+    it('gives the claims only the time left before the batch must start', async () => {
+      const { claims, timeouts } = fakeClaims();
+      const { sut } = makeSut(storeFirsts(), claims);
+      // A capture timeout of 2 s (the stub's config) allows 1 s for the commit: the batch must start within 1 s.
+      await sut.write(capture('a', 'k'), Date.now() + 2000);
+      expect(timeouts).toHaveLength(1);
+      expect(timeouts[0]).toBeGreaterThan(900);
+      expect(timeouts[0]).toBeLessThanOrEqual(1000);
+    });
+
+    it('stores a batch without dedup when its keys cannot be claimed', async () => {
+      const { sut, batches } = makeSut(storeFirsts(), fakeClaims(false).claims);
+      await sut.write(capture('first', 'k'), Date.now() + 60_000);
+      await expect(sut.write(capture('again', 'k'), Date.now() + 60_000)).resolves.toEqual(stored('again'));
+      expect(batches).toEqual([['first'], ['again']]);
+    });
   });
 
   it('on shutdown commits what it accepted, then closes the pool once', async () => {

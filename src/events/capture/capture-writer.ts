@@ -1,8 +1,11 @@
 import { Injectable, Logger, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import type Redis from 'ioredis';
 import type { Environment } from '../../config/environment';
 import { RoutingSignal } from '../../delivery/delivery-router.service';
+import { type Claim, type ClaimRequest, DedupClaims } from '../../ingest/dedup-claims';
 import { Metrics } from '../../metrics/metrics.service';
+import { REDIS } from '../../redis/redis.module';
 import { CaptureRepository, type NewCapture, type StoreOutcome } from './capture.repository';
 import { GroupCommit } from '../../common/group-commit';
 
@@ -52,12 +55,31 @@ export const captureRepositoryProvider: Provider = {
     }),
 };
 
-/** What became of one capture: stored (or refused) by the database, or failed on its own data. */
+/** The capture path's dedup claims, on the shared Redis client. */
+export const dedupClaimsProvider: Provider = {
+  provide: DedupClaims,
+  inject: [REDIS, ConfigService],
+  useFactory: (redis: Redis, config: ConfigService<Environment, true>) =>
+    new DedupClaims(redis, config.get('REDIS_PREFIX', { infer: true })),
+};
+
+type RowOutcome = StoreOutcome | { kind: 'failed'; error: Error } | { kind: 'expired' };
+
 /**
- * `failed`: the database refused the row itself; `expired`: not written, since its batch was retried row by
- * row and its turn came after the batch's start-by time (it is answered 503, as a capture that waited).
+ * What became of one capture: stored (or refused) by the database, or failed on its own data. `failed`: the
+ * database refused the row itself; `expired`: not written, since its batch was retried row by row and its
+ * turn came after the batch's start-by time (it is answered 503, as a capture that waited); `first-pending`
+ * carries the claim of the repeat's first event, which was not committed.
  */
-export type WriteOutcome = StoreOutcome | { kind: 'failed'; error: Error } | { kind: 'expired' };
+export type WriteOutcome =
+  Exclude<RowOutcome, { kind: 'first-pending' }> | { kind: 'first-pending'; claim: Claim };
+
+/** The dedup claim a capture asks for, when it has a key. */
+function claimRequestOf(capture: NewCapture): ClaimRequest | null {
+  const key = capture.verdict.dedupKey;
+  if (key === null || capture.dedup === null) return null;
+  return { token: capture.token, key, eventId: capture.id, ...capture.dedup };
+}
 
 /** A batch failed on one of its rows' data (class 22) or a constraint (class 23), not on the database being away. */
 function isRowError(error: unknown): boolean {
@@ -67,9 +89,11 @@ function isRowError(error: unknown): boolean {
 
 /**
  * Writes captures durably with group commit: concurrent captures are stored together in one statement
- * (CaptureRepository), and each caller is answered once its batch is committed. After each commit the
- * routers are told that events wait to be routed, without waiting: if Redis is down, the events wait in
- * `routing_queue` for a router's next look, so a capture never fails because of Redis.
+ * (CaptureRepository), and each caller is answered once its batch is committed. A batch's dedup keys are
+ * claimed in Redis first, in one call (DedupClaims); the claims of its captures that were not stored are
+ * released after it. After each commit the routers are told that events wait to be routed, without
+ * waiting: if Redis is down, the events wait in `routing_queue` for a router's next look, and a batch whose
+ * keys cannot be claimed is stored without dedup, so a capture never fails because of Redis.
  * Rejects (for the whole batch) when PostgreSQL fails.
  */
 @Injectable()
@@ -77,12 +101,15 @@ export class CaptureWriter implements OnApplicationShutdown {
   private readonly logger = new Logger(CaptureWriter.name);
   private readonly batches: GroupCommit<NewCapture, WriteOutcome>;
   private shutdown?: Promise<void>;
+  /** A warning that dedup keys could not be claimed is logged at most this often. */
+  private lastUnclaimedLog = 0;
 
   private readonly commitAllowanceMs: number;
 
   constructor(
     private readonly repository: CaptureRepository,
     private readonly routing: RoutingSignal,
+    private readonly claims: DedupClaims,
     config: ConfigService<Environment, true>,
     metrics: Metrics,
   ) {
@@ -118,9 +145,54 @@ export class CaptureWriter implements OnApplicationShutdown {
   }
 
   private async commit(captures: NewCapture[], startBy: number): Promise<WriteOutcome[]> {
-    const outcomes = await this.storeIsolatingBadRows(captures, startBy);
+    const asks = captures.map(claimRequestOf);
+    // Most batches have no key to claim, and go to PostgreSQL at once.
+    const claims = asks.every((ask) => ask === null)
+      ? asks.map(() => null)
+      : await this.claimed(asks, startBy);
+    const firstIds = claims.map((claim) => (claim === null || claim.own ? null : claim.eventId));
+    let outcomes: RowOutcome[];
+    try {
+      outcomes = await this.storeIsolatingBadRows(captures, firstIds, startBy);
+    } catch (error) {
+      this.release(asks, claims, () => true);
+      throw error;
+    }
+    this.release(asks, claims, (index) => outcomes[index].kind !== 'stored');
     if (outcomes.some((outcome) => outcome.kind === 'stored')) this.routing.announce();
-    return outcomes;
+    return outcomes.map((outcome, index) =>
+      outcome.kind === 'first-pending' ? { kind: 'first-pending', claim: claims[index] as Claim } : outcome,
+    );
+  }
+
+  /**
+   * The claims on the batch's dedup keys; none when Redis cannot give them before the batch must start
+   * (`startBy`, so that its statement still commits by its captures' deadline): the batch goes without dedup.
+   */
+  private async claimed(asks: (ClaimRequest | null)[], startBy: number): Promise<(Claim | null)[]> {
+    const claims = await this.claims.claim(asks, startBy - Date.now());
+    if (claims !== null) return claims;
+    const now = Date.now();
+    if (now - this.lastUnclaimedLog >= 10_000) {
+      this.lastUnclaimedLog = now;
+      this.logger.warn('Redis is unavailable or slow: captures are stored without their dedup keys claimed');
+    }
+    return asks.map(() => null);
+  }
+
+  /**
+   * Releases the own claims of the captures `unstored` picks, without waiting (a capture sent again claims
+   * its key anew; a claim left behind goes stale).
+   */
+  private release(
+    asks: (ClaimRequest | null)[],
+    claims: (Claim | null)[],
+    unstored: (index: number) => boolean,
+  ): void {
+    const held = claims.flatMap((claim, index) =>
+      claim !== null && claim.own && unstored(index) ? [{ ask: asks[index] as ClaimRequest, claim }] : [],
+    );
+    if (held.length > 0) void this.claims.release(held);
   }
 
   /**
@@ -129,22 +201,26 @@ export class CaptureWriter implements OnApplicationShutdown {
    * is written after the batch's start-by time: its callers are answered 503 at their deadline, and a
    * capture answered 503 must not have been stored (the provider sends it again).
    */
-  private async storeIsolatingBadRows(captures: NewCapture[], startBy: number): Promise<WriteOutcome[]> {
+  private async storeIsolatingBadRows(
+    captures: NewCapture[],
+    firstIds: (string | null)[],
+    startBy: number,
+  ): Promise<RowOutcome[]> {
     try {
-      return await this.repository.storeBatch(captures);
+      return await this.repository.storeBatch(captures, firstIds);
     } catch (error) {
       if (captures.length === 1 || !isRowError(error)) throw error;
       this.logger.warn(
         `a capture batch of ${captures.length} failed (${(error as Error).message}); storing its rows one by one`,
       );
-      const outcomes: WriteOutcome[] = [];
-      for (const capture of captures) {
+      const outcomes: RowOutcome[] = [];
+      for (const [index, capture] of captures.entries()) {
         if (Date.now() > startBy) {
           outcomes.push({ kind: 'expired' });
           continue;
         }
         try {
-          outcomes.push((await this.repository.storeBatch([capture]))[0]);
+          outcomes.push((await this.repository.storeBatch([capture], [firstIds[index]]))[0]);
         } catch (rowError) {
           if (!isRowError(rowError)) throw rowError;
           outcomes.push({ kind: 'failed', error: rowError as Error });

@@ -25,13 +25,18 @@ export interface NewCapture {
   /** The `rules_version` of the endpoint's rules it was judged by (0: an endpoint that never had any). */
   rulesVersion: number;
   verdict: Verdict;
-  /** When the dedup key stops holding (with `verdict.dedupKey`). */
-  dedupExpiresAt: Date | null;
+  /**
+   * With `verdict.dedupKey`: how long its claim holds, and a stale claim to take over (DedupClaims), which
+   * CaptureWriter makes before the capture's batch is stored.
+   */
+  dedup: { windowMs: number; takeOver: string | null } | null;
 }
 
 export type StoreOutcome =
   | { kind: 'stored'; endpointId: string }
   | { kind: 'duplicate'; firstId: string }
+  /** A repeat whose first event is not committed (yet, or ever: its claim may be stale). */
+  | { kind: 'first-pending' }
   | { kind: 'stale-rules' }
   | { kind: 'unauthorized' }
   | { kind: 'unknown-endpoint' }
@@ -47,12 +52,12 @@ export type StoreOutcome =
  * them and judges it again), and one judged unauthorized (missing the inbound credential) comes here only
  * to have that version confirmed.
  *
- * Dedup: a row with a key claims it in `dedup_keys` (unique per endpoint) unless a live claim holds it; the
- * upsert returns the claim's event, so a repeat (in this batch or from another process, whose statement
- * waits on the key until the first commits) is answered with the first event's id and stores nothing. An
- * expired claim is taken over. Repeats of an event stored by the same statement are counted as it is
- * inserted; those of an earlier event go to `event_repeats` (this statement's snapshot may predate that
- * event's commit, and updating the event here would wait on its row on the capture path).
+ * Dedup: the keys are claimed in Redis before the batch comes here (DedupClaims), and a repeat comes with
+ * the id of the first event, the claim's. A repeat stores nothing: it is counted, and answered as a
+ * duplicate, once its first event is confirmed: stored by this statement (counted as it is inserted) or
+ * committed before it (appended to `event_repeats`: updating the event here would wait on its row on the
+ * capture path). A first event that neither is (its batch still in flight, or never stored) leaves the
+ * repeat pending, to be sent again.
  *
  * An event stored with no destination to go to is queued in `search_queue` instead, for the search indexer
  * to mark soon; one with deliveries is marked by their first change of status (SearchIndexer).
@@ -65,11 +70,11 @@ function storeBatchSql(routed: boolean): string {
 with input as (
   select *
   from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::text[],
-              $9::timestamptz[], $10::int[], $11::text[], $12::text[], $13::boolean[], $14::text[], $15::text[],
-              $16::timestamptz[], $17::boolean[])
+              $9::timestamptz[], $10::int[], $11::text[], $12::text[], $13::boolean[], $14::text[], $15::uuid[],
+              $16::boolean[])
     with ordinality as t(id, token, method, headers, query, body_text, body_bytes, source_ip, received_at,
-                         rules_version, verification_status, verification_reason, forward, skip, dedup_key,
-                         dedup_expires_at, authorized, position)
+                         rules_version, verification_status, verification_reason, forward, skip, first_id,
+                         authorized, position)
 ),
 found as (
   select id, public_token, is_active, rules_version from endpoints where public_token = any($2::text[])
@@ -101,63 +106,60 @@ queued as (
 unrouted as (
   insert into search_queue (event_id) select id from stored except select id from routes
 )`;
-  const outcomes = (firstId: string, from: string) => `
+  const outcomes = (first: string, from: string) => `
 select matched.position::int as position, matched.endpoint_id::text as endpoint_id, matched.is_active,
-       matched.current_rules, matched.authorized, ${firstId} as first_id
+       matched.current_rules, matched.authorized, ${first}
 from matched${from}
 order by matched.position`;
   if (!routed)
-    // Every accepted row is forwarded, and none has a dedup key.
+    // Every accepted row is forwarded, and none is a repeat.
     return `${input}
 stored as (${insertEvents}
   select ${eventValues}, 0
   from matched where is_active and current_rules and authorized
   returning id, endpoint_id
-)${queueRoutes('\n  join targets on targets.endpoint_id = stored.endpoint_id')}${outcomes('null::text', '')}`;
+)${queueRoutes('\n  join targets on targets.endpoint_id = stored.endpoint_id')}${outcomes(
+      'null::text as first_id, false as first_found',
+      '',
+    )}`;
   return `${input}
 accepted as (
-  select id, endpoint_id, dedup_key, dedup_expires_at, position, forward, skip
+  select id, endpoint_id, first_id, position, forward, skip
   from matched where is_active and current_rules and authorized
 ),
-claimed as (
-  insert into dedup_keys (endpoint_id, key, event_id, expires_at)
-  select distinct on (endpoint_id, dedup_key) endpoint_id, dedup_key, id, dedup_expires_at
-  from accepted where dedup_key is not null
-  order by endpoint_id, dedup_key, position
-  on conflict (endpoint_id, key) do update set
-    event_id = case when dedup_keys.expires_at <= now() then excluded.event_id else dedup_keys.event_id end,
-    expires_at = case when dedup_keys.expires_at <= now() then excluded.expires_at else dedup_keys.expires_at end
-  returning endpoint_id, key, event_id
-),
-judged as (
-  select accepted.*, claimed.event_id as first_id
-  from accepted left join claimed on claimed.endpoint_id = accepted.endpoint_id and claimed.key = accepted.dedup_key
-),
 repeats as (
-  select first_id, count(*)::int as repeats from judged where first_id <> id group by first_id
+  select first_id, count(*)::int as repeats from accepted where first_id is not null group by first_id
+),
+earlier as (
+  -- First events committed before this statement (not those it inserts: its snapshot predates them).
+  select id from events where id in (select first_id from repeats)
 ),
 noted as (
   -- Repeats of an event stored by an earlier statement, appended for a worker to add to its count.
   insert into event_repeats (event_id, repeats)
-  select first_id, repeats from repeats where first_id not in (select id from judged where first_id = id)
+  select first_id, repeats from repeats where first_id in (select id from earlier)
 ),
 stored as (${insertEvents}
   select ${eventValues}, coalesce(repeats.repeats, 0)
   from matched
-  join judged using (id, endpoint_id)
+  join accepted using (id, endpoint_id)
   left join repeats on repeats.first_id = matched.id
-  where judged.first_id is null or judged.first_id = matched.id
+  where accepted.first_id is null
   returning id, endpoint_id
 )${queueRoutes(`
-  join judged on judged.id = stored.id
+  join accepted on accepted.id = stored.id
   join targets on targets.endpoint_id = stored.endpoint_id
-  where judged.forward and (judged.skip is null or targets.id::text <> all(string_to_array(judged.skip, ' ')))`)}${outcomes('judged.first_id::text', '\nleft join judged on judged.id = matched.id')}`;
+  where accepted.forward and (accepted.skip is null or targets.id::text <> all(string_to_array(accepted.skip, ' ')))`)}${outcomes(
+    `accepted.first_id::text as first_id,
+       accepted.first_id in (select id from stored union all select id from earlier) as first_found`,
+    '\nleft join accepted on accepted.id = matched.id',
+  )}`;
 }
 
 /**
- * The statement for a batch that routes (a dedup key, a filter that skips a destination, or a failed
- * enforced signature), and the leaner one for a batch that does not: most batches, and every batch of
- * endpoints without rules.
+ * The statement for a batch that routes (a repeat, a filter that skips a destination, or a failed enforced
+ * signature), and the leaner one for a batch that does not: most batches, and every batch of endpoints
+ * without rules.
  */
 const STORE_BATCH = {
   routed: { name: 'hooktrail-capture-batch-routed', text: storeBatchSql(true) },
@@ -189,6 +191,7 @@ interface OutcomeRow {
   current_rules: boolean;
   authorized: boolean;
   first_id: string | null;
+  first_found: boolean | null;
 }
 
 /**
@@ -241,7 +244,11 @@ export class CaptureRepository {
     }
   }
 
-  async storeBatch(captures: NewCapture[]): Promise<StoreOutcome[]> {
+  /**
+   * Stores the batch; `firstIds` holds, for each capture that is a repeat, the id of its key's first event
+   * (null for the others).
+   */
+  async storeBatch(captures: NewCapture[], firstIds: (string | null)[]): Promise<StoreOutcome[]> {
     const columns = {
       ids: [] as string[],
       tokens: [] as string[],
@@ -257,8 +264,6 @@ export class CaptureRepository {
       verificationReasons: [] as (string | null)[],
       forward: [] as boolean[],
       skips: [] as (string | null)[],
-      dedupKeys: [] as (string | null)[],
-      dedupExpiresAt: [] as (Date | null)[],
       authorized: [] as boolean[],
     };
     for (const capture of captures) {
@@ -279,14 +284,11 @@ export class CaptureRepository {
       columns.verificationReasons.push(verdict.verification.reason);
       columns.forward.push(verdict.forward);
       columns.skips.push(verdict.skip.length === 0 ? null : verdict.skip.join(' '));
-      columns.dedupKeys.push(verdict.dedupKey);
-      columns.dedupExpiresAt.push(capture.dedupExpiresAt);
       columns.authorized.push(verdict.authorized);
     }
-    const routed = captures.some(
-      ({ verdict }) =>
-        verdict.dedupKey !== null || verdict.skip.length > 0 || (verdict.authorized && !verdict.forward),
-    );
+    const routed =
+      firstIds.some((firstId) => firstId !== null) ||
+      captures.some(({ verdict }) => verdict.skip.length > 0 || (verdict.authorized && !verdict.forward));
     const statement = routed ? STORE_BATCH.routed : STORE_BATCH.plain;
     const { rows } = await this.pool.query<OutcomeRow>({
       ...statement,
@@ -306,19 +308,17 @@ export class CaptureRepository {
         binaryArray(TEXT, columns.verificationReasons),
         binaryArray(BOOL, columns.forward),
         binaryArray(TEXT, columns.skips),
-        binaryArray(TEXT, columns.dedupKeys),
-        binaryArray(TIMESTAMPTZ, columns.dedupExpiresAt),
+        binaryArray(UUID, firstIds),
         binaryArray(BOOL, columns.authorized),
       ],
     });
-    const ids = columns.ids;
     return rows.map((row): StoreOutcome => {
       if (row.endpoint_id === null) return { kind: 'unknown-endpoint' };
       if (!row.is_active) return { kind: 'inactive-endpoint' };
       if (!row.current_rules) return { kind: 'stale-rules' };
       if (!row.authorized) return { kind: 'unauthorized' };
-      if (row.first_id !== null && row.first_id !== ids[row.position - 1])
-        return { kind: 'duplicate', firstId: row.first_id };
+      if (row.first_id !== null)
+        return row.first_found ? { kind: 'duplicate', firstId: row.first_id } : { kind: 'first-pending' };
       return { kind: 'stored', endpointId: row.endpoint_id };
     });
   }

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Subject } from 'rxjs';
 import type { Environment } from '../../config/environment';
 import { GroupCommitDeadlineError, GroupCommitFullError } from '../../common/group-commit';
@@ -68,6 +69,21 @@ export const LIVE_BODY_LIMIT_BYTES = 4096;
  */
 const RULE_READS_MAX = 3;
 
+/**
+ * How long a repeat whose first event is not committed yet waits before it is sent again: that event's batch
+ * is in flight (its commit takes milliseconds), or was never stored and its claim goes stale.
+ */
+const FIRST_PENDING_RETRY_MS = 10;
+
+/**
+ * A dedup claim whose event is not stored this long after it was made never will be: its batch has
+ * committed or failed by then (each waits CAPTURE_TIMEOUT_MS / 2 at most for a connection and as long for
+ * its statement), so a repeat takes the key over. One second more for clocks of processes on other hosts.
+ */
+function staleClaimAfterMs(captureTimeoutMs: number): number {
+  return captureTimeoutMs + 1000;
+}
+
 /** Tokens are 32 base64url characters; anything that cannot be one is unknown without asking the database. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{1,128}$/;
 
@@ -87,6 +103,7 @@ function unavailableReason(error: unknown): 'database' | 'overloaded' | 'timeout
 export class CaptureService {
   private readonly logger = new Logger(CaptureService.name);
   private readonly rateLimiter: CaptureRateLimiter;
+  private readonly staleClaimAfterMs: number;
   /** Refusals for load or time are counted in /metrics, not logged one by one; this throttles the log line. */
   private lastSheddingLog = 0;
 
@@ -106,6 +123,7 @@ export class CaptureService {
       config.get('CAPTURE_RATE_LIMIT_PER_S', { infer: true }),
       sharedCounter(redis, `${config.get('REDIS_PREFIX', { infer: true })}:capture-rate`),
     );
+    this.staleClaimAfterMs = staleClaimAfterMs(config.get('CAPTURE_TIMEOUT_MS', { infer: true }));
   }
 
   /**
@@ -119,12 +137,14 @@ export class CaptureService {
     const receivedAt = new Date();
     const bodyIsText = isStorableText(request.body);
     let rules = this.rules.get(request.token);
-    for (let reads = 0; ; reads++) {
+    let reads = 0;
+    let takeOver: string | null = null;
+    for (;;) {
       const verdict = judgeCapture(rules, request, receivedAt.getTime());
-      const dedupExpiresAt =
+      const dedup =
         verdict.dedupKey === null || rules.dedup === null
           ? null
-          : new Date(receivedAt.getTime() + rules.dedup.windowMs);
+          : { windowMs: rules.dedup.windowMs, takeOver };
       let outcome;
       try {
         outcome = await this.writer.write(
@@ -134,7 +154,7 @@ export class CaptureService {
             bodyIsText,
             rulesVersion: rules.version,
             verdict,
-            dedupExpiresAt,
+            dedup,
             ...request,
             headers: storedHeaders(rules, request.headers),
           },
@@ -145,8 +165,13 @@ export class CaptureService {
         this.logUnavailable(reason, error as Error);
         return { kind: 'unavailable', reason };
       }
+      if (outcome.kind === 'first-pending') {
+        if (Date.now() - outcome.claim.claimedAt > this.staleClaimAfterMs) takeOver = outcome.claim.value;
+        else await sleep(FIRST_PENDING_RETRY_MS);
+        continue;
+      }
       if (outcome.kind === 'stale-rules') {
-        if (reads === RULE_READS_MAX) return { kind: 'unavailable', reason: 'timeout' };
+        if (reads++ === RULE_READS_MAX) return { kind: 'unavailable', reason: 'timeout' };
         try {
           rules = await this.rules.reload(request.token);
         } catch (error) {
@@ -163,7 +188,7 @@ export class CaptureService {
   }
 
   private answer(
-    outcome: Exclude<WriteOutcome, { kind: 'stale-rules' | 'unauthorized' | 'expired' }>,
+    outcome: Exclude<WriteOutcome, { kind: 'stale-rules' | 'unauthorized' | 'expired' | 'first-pending' }>,
     request: CaptureRequest,
     stored: { eventId: string; receivedAt: Date; bodyIsText: boolean; verdict: Verdict },
   ): CaptureOutcome {
