@@ -9,8 +9,12 @@ import { ThrowawayRedis } from './support/redis-server';
 import { type ServiceUnderTest, startServiceProcess } from './support/service-process';
 import { createEndpoint, type EndpointFixture } from './support/webhook-fixtures';
 
-/** The service's CAPTURE_TIMEOUT_MS here: a claim is stale this long and a second after it was made. */
-const CAPTURE_TIMEOUT_MS = 2000;
+/**
+ * The service's CAPTURE_TIMEOUT_MS here: a claim is stale this long and a second after it was made, and a
+ * capture may be sent again until half of it has passed (the default's 2 s would leave a stale claim's
+ * take-over half a second on a loaded machine).
+ */
+const CAPTURE_TIMEOUT_MS = 4000;
 /** How long the claims asked of Redis directly may take. */
 const TIMEOUT_MS = 1000;
 
@@ -35,7 +39,8 @@ describe('dedup claims in Redis', () => {
       key,
       eventId,
       windowMs: 60_000,
-      takeOver: null,
+      heldBy: null,
+      takeOver: false,
       ...overrides,
     });
 
@@ -67,10 +72,18 @@ describe('dedup claims in Redis', () => {
 
     it('takes a key over only from the stale claim it names', async () => {
       const [held] = (await claims.claim([ask('stale', 'e1')], TIMEOUT_MS, 1000)) ?? [];
-      const wrong = await claims.claim([ask('stale', 'e2', { takeOver: 'e9:1000' })], TIMEOUT_MS);
+      const wrong = await claims.claim(
+        [ask('stale', 'e2', { heldBy: 'e9:1000', takeOver: true })],
+        TIMEOUT_MS,
+      );
       expect(wrong?.[0]).toMatchObject({ eventId: 'e1', own: false });
+      const notStale = await claims.claim(
+        [ask('stale', 'e2', { heldBy: held?.value as string })],
+        TIMEOUT_MS,
+      );
+      expect(notStale?.[0]).toMatchObject({ eventId: 'e1', own: false });
       const taken = await claims.claim(
-        [ask('stale', 'e3', { takeOver: held?.value as string })],
+        [ask('stale', 'e3', { heldBy: held?.value as string, takeOver: true })],
         TIMEOUT_MS,
         5000,
       );
@@ -188,6 +201,28 @@ describe('dedup claims in Redis', () => {
 
       expect(accepted.status).toBe(200);
       expect(accepted.json.duplicate).toBeUndefined();
+    });
+
+    it('keeps a repeat waiting for the claim it found when Redis goes away meanwhile, and never stores it', async () => {
+      const fixture = await dedupedEndpoint();
+      await redis.set(claimKey(fixture, 'held-then-down'), `${randomUUID()}:${Date.now()}`);
+
+      const answering = post(fixture, 'held-then-down');
+      await sleep(300);
+      await redisServer.stop();
+      let answer: Awaited<ReturnType<typeof post>>;
+      try {
+        answer = await answering;
+      } finally {
+        await redisServer.startServer();
+      }
+
+      expect(answer.status).toBe(503);
+      expect(await storedIds(fixture)).toEqual([]);
+      await eventually(
+        () => api(sut.url, 'GET', '/health/ready'),
+        (ready) => ready.status === 200,
+      );
     });
 
     it('stores every capture while Redis is down, repeats too, and de-duplicates again once it is back', async () => {

@@ -9,8 +9,10 @@ export interface ClaimRequest {
   eventId: string;
   /** How long the claim holds. */
   windowMs: number;
-  /** A claim found stale (its event never stored), which this capture takes over if it still holds the key. */
-  takeOver: string | null;
+  /** The claim this capture last found holding its key (its event not committed then), if it did. */
+  heldBy: string | null;
+  /** `heldBy` is stale (its event will never be stored): this capture takes it over if it still holds the key. */
+  takeOver: boolean;
 }
 
 /** The claim that holds a key: the asking capture's own, or an earlier capture's. */
@@ -61,7 +63,7 @@ type ClaimingRedis = Redis & {
 };
 
 /** The claim answered for `asked`: another's (`<event id>:<epoch ms>`), or, when "", its own made at `now`. */
-function claimOf(held: string, asked: ClaimRequest, now: number): Claim {
+export function claimOf(held: string, asked: ClaimRequest, now: number): Claim {
   if (held === '')
     return { value: `${asked.eventId}:${now}`, eventId: asked.eventId, claimedAt: now, own: true };
   const colon = held.indexOf(':');
@@ -100,7 +102,9 @@ export class DedupClaims {
     if (this.redis.status !== 'ready' || timeoutMs <= 0) return null;
     const asked = asks.filter((ask): ask is ClaimRequest => ask !== null);
     const keys = asked.map((ask) => this.keyOf(ask));
-    const json = JSON.stringify(asked.map((ask) => [ask.eventId, ask.windowMs, ask.takeOver ?? '']));
+    const json = JSON.stringify(
+      asked.map((ask) => [ask.eventId, ask.windowMs, ask.takeOver ? (ask.heldBy ?? '') : '']),
+    );
     let held: string[];
     try {
       held = (

@@ -25,7 +25,7 @@ function capture(token: string, dedupKey: string | null = null): NewCapture {
       dedupKey,
       skip: [],
     },
-    dedup: dedupKey === null ? null : { windowMs: 60_000, takeOver: null },
+    dedup: dedupKey === null ? null : { windowMs: 60_000, heldBy: null, takeOver: false },
   };
 }
 
@@ -238,6 +238,17 @@ describe(CaptureWriter.name, () => {
       expect(timeouts).toHaveLength(1);
       expect(timeouts[0]).toBeGreaterThan(900);
       expect(timeouts[0]).toBeLessThanOrEqual(1000);
+    });
+
+    it('keeps a repeat on the claim it found holding its key when Redis cannot answer', async () => {
+      const { sut, batches } = makeSut(storeFirsts(true), fakeClaims(false).claims);
+      const repeat = capture('again', 'k');
+      repeat.dedup = { windowMs: 60_000, heldBy: 'event-first:1', takeOver: false };
+      await expect(sut.write(repeat, Date.now() + 60_000)).resolves.toEqual({
+        kind: 'first-pending',
+        claim: { value: 'event-first:1', eventId: 'event-first', claimedAt: 1, own: false },
+      });
+      expect(batches).toEqual([['again→event-first']]);
     });
 
     it('stores a batch without dedup when its keys cannot be claimed', async () => {

@@ -1,9 +1,10 @@
 import { Injectable, Logger, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type Redis from 'ioredis';
+import { atMostEvery } from '../../common/at-most-every';
 import type { Environment } from '../../config/environment';
 import { RoutingSignal } from '../../delivery/delivery-router.service';
-import { type Claim, type ClaimRequest, DedupClaims } from '../../ingest/dedup-claims';
+import { type Claim, claimOf, type ClaimRequest, DedupClaims } from '../../ingest/dedup-claims';
 import { Metrics } from '../../metrics/metrics.service';
 import { REDIS } from '../../redis/redis.module';
 import { CaptureRepository, type NewCapture, type StoreOutcome } from './capture.repository';
@@ -101,8 +102,8 @@ export class CaptureWriter implements OnApplicationShutdown {
   private readonly logger = new Logger(CaptureWriter.name);
   private readonly batches: GroupCommit<NewCapture, WriteOutcome>;
   private shutdown?: Promise<void>;
-  /** A warning that dedup keys could not be claimed is logged at most this often. */
-  private lastUnclaimedLog = 0;
+  /** A warning that dedup keys could not be claimed is logged at most every 10 s. */
+  private readonly unclaimedLog = atMostEvery(10_000);
 
   private readonly commitAllowanceMs: number;
 
@@ -166,18 +167,18 @@ export class CaptureWriter implements OnApplicationShutdown {
   }
 
   /**
-   * The claims on the batch's dedup keys; none when Redis cannot give them before the batch must start
-   * (`startBy`, so that its statement still commits by its captures' deadline): the batch goes without dedup.
+   * The claims on the batch's dedup keys. When Redis cannot give them before the batch must start
+   * (`startBy`, so that its statement still commits by its captures' deadline), the batch goes without
+   * dedup, but for the repeats that found their key held by another claim: they keep waiting for that
+   * claim's event (answered 503 at their deadline if it is not committed), and are never stored as new.
    */
   private async claimed(asks: (ClaimRequest | null)[], startBy: number): Promise<(Claim | null)[]> {
     const claims = await this.claims.claim(asks, startBy - Date.now());
     if (claims !== null) return claims;
-    const now = Date.now();
-    if (now - this.lastUnclaimedLog >= 10_000) {
-      this.lastUnclaimedLog = now;
+    if (this.unclaimedLog.due())
       this.logger.warn('Redis is unavailable or slow: captures are stored without their dedup keys claimed');
-    }
-    return asks.map(() => null);
+    const now = Date.now();
+    return asks.map((ask) => (ask?.heldBy ? claimOf(ask.heldBy, ask, now) : null));
   }
 
   /**

@@ -26,10 +26,11 @@ export interface NewCapture {
   rulesVersion: number;
   verdict: Verdict;
   /**
-   * With `verdict.dedupKey`: how long its claim holds, and a stale claim to take over (DedupClaims), which
-   * CaptureWriter makes before the capture's batch is stored.
+   * With `verdict.dedupKey`: how long its claim holds, the claim it last found holding its key, and whether
+   * to take that one over (DedupClaims' ClaimRequest); CaptureWriter claims the key before the batch is
+   * stored.
    */
-  dedup: { windowMs: number; takeOver: string | null } | null;
+  dedup: { windowMs: number; heldBy: string | null; takeOver: boolean } | null;
 }
 
 export type StoreOutcome =

@@ -5,11 +5,13 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Subject } from 'rxjs';
 import type { Environment } from '../../config/environment';
+import { atMostEvery } from '../../common/at-most-every';
 import { GroupCommitDeadlineError, GroupCommitFullError } from '../../common/group-commit';
 import { REDIS } from '../../redis/redis.module';
 import { sharedCounter } from '../../redis/shared-counter';
 import { CaptureRateLimiter } from './capture-rate-limiter';
 import { judgeCapture, storedHeaders, type Verdict } from '../../ingest/capture-rules';
+import type { Claim } from '../../ingest/dedup-claims';
 import { CaptureRulesCache } from './capture-rules.cache';
 import { CaptureWriter, type WriteOutcome } from './capture-writer';
 import { isStorableText } from './capture.repository';
@@ -105,7 +107,7 @@ export class CaptureService {
   private readonly rateLimiter: CaptureRateLimiter;
   private readonly staleClaimAfterMs: number;
   /** Refusals for load or time are counted in /metrics, not logged one by one; this throttles the log line. */
-  private lastSheddingLog = 0;
+  private readonly sheddingLog = atMostEvery(10_000);
 
   /**
    * Every stored event, right after its commit. Subscribers must not throw and must not block: they run
@@ -138,13 +140,18 @@ export class CaptureService {
     const bodyIsText = isStorableText(request.body);
     let rules = this.rules.get(request.token);
     let reads = 0;
-    let takeOver: string | null = null;
+    /** The claim this capture last found holding its dedup key, its event not committed then. */
+    let heldBy: Claim | null = null;
     for (;;) {
       const verdict = judgeCapture(rules, request, receivedAt.getTime());
       const dedup =
         verdict.dedupKey === null || rules.dedup === null
           ? null
-          : { windowMs: rules.dedup.windowMs, takeOver };
+          : {
+              windowMs: rules.dedup.windowMs,
+              heldBy: heldBy?.value ?? null,
+              takeOver: heldBy !== null && this.isStale(heldBy),
+            };
       let outcome;
       try {
         outcome = await this.writer.write(
@@ -166,8 +173,8 @@ export class CaptureService {
         return { kind: 'unavailable', reason };
       }
       if (outcome.kind === 'first-pending') {
-        if (Date.now() - outcome.claim.claimedAt > this.staleClaimAfterMs) takeOver = outcome.claim.value;
-        else await sleep(FIRST_PENDING_RETRY_MS);
+        heldBy = outcome.claim;
+        if (!this.isStale(heldBy)) await sleep(FIRST_PENDING_RETRY_MS);
         continue;
       }
       if (outcome.kind === 'stale-rules') {
@@ -185,6 +192,11 @@ export class CaptureService {
         return { kind: 'unauthorized', basic: rules.inboundAuth?.scheme === 'basic' };
       return this.answer(outcome, request, { eventId, receivedAt, bodyIsText, verdict });
     }
+  }
+
+  /** Whether a claim's event will never be stored (see staleClaimAfterMs). */
+  private isStale(claim: Claim): boolean {
+    return Date.now() - claim.claimedAt > this.staleClaimAfterMs;
   }
 
   private answer(
@@ -226,9 +238,7 @@ export class CaptureService {
       this.logger.error(`capture not stored, answering 503: ${error.message}`);
       return;
     }
-    const now = Date.now();
-    if (now - this.lastSheddingLog < 10_000) return;
-    this.lastSheddingLog = now;
+    if (!this.sheddingLog.due()) return;
     this.logger.warn(
       `captures are being refused with 503 (${reason}: ${error.message}; ${this.writer.queued} waiting); ` +
         'hooktrail_captures_total{outcome="unavailable"} counts them',
