@@ -47,7 +47,7 @@ const {
   startSink,
   cpuMeter,
 } = require('./lib/processes');
-const { webhookBody, constantLoad, markedLoad, signedLoad, now } = require('./lib/load');
+const { webhookBody, constantLoad, markedLoad, signedLoad, joinRuns, now } = require('./lib/load');
 const { insertChunkSql, realisticBodiesSql, rareEvent, COMMON_WORD } = require('./lib/seed');
 const { percentile, ms, mb, count, rate, machine, table } = require('./lib/report');
 
@@ -263,32 +263,101 @@ async function meteredLoad(url, load, processPid, backends, loader = constantLoa
   const processCpu = cpuMeter(async () => [processPid]);
   const databaseCpu = cpuMeter(backends);
   await Promise.all([processCpu.start(), databaseCpu.start()]);
-  const loadAvg = loadavg()[0];
   const result = await loader(url, load);
   const [processMs, databaseMs] = await Promise.all([processCpu.stop(), databaseCpu.stop()]);
   return {
     ...result,
-    loadAvg,
     processUs: (processMs * 1000) / Math.max(1, result.ok),
     databaseUs: (databaseMs * 1000) / Math.max(1, result.ok),
   };
 }
 
-/** A load (scenario 1's, or `loader`'s) on a server of comparison (the reference, the floor) in its database. */
-async function measureComparison(url, processInfo, db, load, loader = constantLoad) {
-  await loader(url, { ...load, duration: CONFIG.warmupSeconds });
-  return meteredLoad(
-    url,
-    { ...load, duration: CONFIG.captureSeconds },
-    processInfo.pid,
-    backendsOf(db, names.baselineDb),
-    loader,
-  );
+/** Rounds of scenarios 1 and 7: in each, every server takes the load for its share of the time. */
+const ROUNDS = 4;
+
+/** One server's turns as one run: its rate over their time, its CPU per 2xx, its answers' percentiles. */
+function joinTurns(turns) {
+  const joined = joinRuns(turns);
+  const sum = (pick) => turns.reduce((total, turn) => total + pick(turn), 0);
+  return {
+    ...joined,
+    duplicates: sum((turn) => turn.duplicates ?? 0),
+    processUs: sum((turn) => turn.processUs * turn.ok) / Math.max(1, joined.ok),
+    databaseUs: sum((turn) => turn.databaseUs * turn.ok) / Math.max(1, joined.ok),
+  };
 }
 
-/** Scenario 7's signed load, with its own loader, on a server of comparison (the reference, the floor's `/rules`). */
-const measureSignedComparison = (url, processInfo, db) =>
-  measureComparison(url, processInfo, db, rulesLoad(), signedLoad);
+/**
+ * A load (constantLoad's, or `loader`'s) on each of `servers` ({url, pid, backends, afterTurn?}) in turn:
+ * a warm-up of each, then ROUNDS rounds, the order rotated each round, CONFIG.captureSeconds in all for
+ * each server; a server's `afterTurn` runs after each of its runs (Hooktrail's: its delivery backlog
+ * drains, so that its worker does not share the others' turns). Until session 51 each server took its
+ * load in one go, the reference a minute and a half before Hooktrail: on a machine whose speed drifts
+ * within minutes (BENCHMARKS.md, sessions 48 to 50) the drift fell on one side of the ratio; taking turns
+ * spreads it over all. Returns, for each server, its turns as one metered run (joinTurns), its warm-up,
+ * and the CPU its process used during the others' turns (`asideMs`, which should be little).
+ */
+async function takingTurns(servers, load, loader = constantLoad) {
+  const warmups = [];
+  for (const { url, afterTurn } of servers) {
+    warmups.push(await loader(url, { ...load, duration: CONFIG.warmupSeconds }));
+    await afterTurn?.();
+  }
+  const turns = servers.map(() => []);
+  const asideMs = servers.map(() => 0);
+  const duration = CONFIG.captureSeconds / ROUNDS;
+  for (let round = 0; round < ROUNDS; round += 1)
+    for (let turn = 0; turn < servers.length; turn += 1) {
+      const index = (round + turn) % servers.length;
+      const { url, pid, backends, afterTurn } = servers[index];
+      const aside = servers.map((server) => cpuMeter(async () => [server.pid]));
+      await Promise.all(aside.map((meter) => meter.start()));
+      turns[index].push(await meteredLoad(url, { ...load, duration }, pid, backends, loader));
+      const used = await Promise.all(aside.map((meter) => meter.stop()));
+      used.forEach((ms, other) => (asideMs[other] += other === index ? 0 : ms));
+      await afterTurn?.();
+    }
+  return turns.map((runs, index) => ({
+    ...joinTurns(runs),
+    warmup: warmups[index],
+    asideMs: asideMs[index],
+  }));
+}
+
+/**
+ * Hooktrail, the reference and the floor (at `floorUrl`) as takingTurns' servers, in that order; with a
+ * delivery worker in the service, Hooktrail's backlog is drained after each of its turns, and its drains
+ * are added up in `drains`.
+ */
+function capturingServers(context, url, floorUrl, drains) {
+  const { db } = context;
+  const drainAfterTurn = async () => {
+    const drain = await waitForDrain(db, 'after a turn');
+    drains.backlog += drain.backlog;
+    drains.seconds += drain.seconds;
+  };
+  return [
+    { url, pid: context.service.pid, backends: backendsOf(db, names.serviceDb), afterTurn: drainAfterTurn },
+    {
+      url: context.baselineUrl,
+      pid: context.baseline.process.pid,
+      backends: backendsOf(db, names.baselineDb),
+    },
+    { url: floorUrl, pid: context.floor.process.pid, backends: backendsOf(db, names.baselineDb) },
+  ];
+}
+
+/** A note of the deliveries Hooktrail's worker had left after its turns (capturingServers' `drains`). */
+const drainNote = (label, drains) =>
+  `${label} left ${count(drains.backlog)} deliveries queued behind the captures of its warm-up and turns ` +
+  `(the worker runs in the same process and delivers during the load); they drained after each in ` +
+  `${drains.seconds.toFixed(0)} s in all.`;
+
+/** A note of the CPU the servers' processes used while the others took their turns. */
+const asideNote = (label, [measured, reference, floor]) =>
+  `${label}: while the others took their turns, Hooktrail's process used ${Math.round(measured.asideMs)} ms ` +
+  `of CPU, the reference's ${Math.round(reference.asideMs)} ms, the floor's ${Math.round(floor.asideMs)} ms ` +
+  `(${ROUNDS} turns of ${CONFIG.captureSeconds / ROUNDS} s each).`;
 
 /** The payloads of scenario 1's and 2's loads: the one 1 KB body, or BENCH_BODIES=realistic's. */
 async function capturePayloads(db) {
@@ -327,46 +396,31 @@ function addRatioRow(scenario, ratio) {
 const p99Target = (p99) => [`p99 ≤ ${CAPTURE_TARGET.p99Ms} ms`, p99 <= CAPTURE_TARGET.p99Ms];
 
 async function scenarioCapture(context) {
-  const { service, baseline, floor, captureUrl, baselineUrl, floorUrl, floorRulesUrl, db } = context;
+  const { service, captureUrl, floorUrl, db } = context;
   const load = { connections: CONFIG.connections, ...(await capturePayloads(db)) };
-  log(`scenario 1: reference server, ${CONFIG.connections} connections, ${CONFIG.captureSeconds} s`);
-  const reference = await measureComparison(baselineUrl, baseline.process, db, load);
-  if (CONFIG.scenarios.has('rules')) {
-    log(`scenario 7's signed load on the reference server, ${CONFIG.connections} connections`);
-    context.signedReference = await measureSignedComparison(baselineUrl, baseline.process, db);
-  }
-  await stopProcess(baseline.process);
-
-  log(`scenario 1: the floor (bare node:http, group commit), ${CONFIG.connections} connections`);
-  await waitForHttp(floor.process, `${floorUrl}?ready`, 30_000);
-  const bare = await measureComparison(floorUrl, floor.process, db, load);
-  if (CONFIG.scenarios.has('rules')) {
-    log(`scenario 7's signed load on the floor with the rules' work, ${CONFIG.connections} connections`);
-    context.signedFloor = await measureSignedComparison(floorRulesUrl, floor.process, db);
-  }
-  await stopProcess(floor.process);
-
-  log(`scenario 1: Hooktrail, ${CONFIG.connections} connections, ${CONFIG.captureSeconds} s`);
-  const rss = sampleRss(service.pid);
-  const warmup = await constantLoad(captureUrl, { ...load, duration: CONFIG.warmupSeconds });
-  const measured = await meteredLoad(
-    captureUrl,
-    { ...load, duration: CONFIG.captureSeconds },
-    service.pid,
-    backendsOf(db, names.serviceDb),
+  log(
+    `scenario 1: Hooktrail, the reference and the floor (bare node:http, group commit), ` +
+      `${CONFIG.connections} connections, ${CONFIG.captureSeconds} s each in ${ROUNDS} turns`,
   );
-  // With a delivery worker in the process, memory is sampled on until the load's backlog has drained.
-  const loadPeak = rss.peak();
+  const rss = sampleRss(service.pid);
+  const loadAvg = loadavg()[0];
+  const drains = { backlog: 0, seconds: 0 };
+  const runs = await takingTurns(capturingServers(context, captureUrl, floorUrl, drains), load);
+  const [measured, reference, bare] = runs;
+  const { warmup } = measured;
   const forwarding = CONFIG.appRole !== 'api';
-  for (const run of [warmup, measured]) {
-    ledger.acknowledged += run.ok;
-    ledger.serviceErrors += run.errors;
-    ledger.inFlightAtStop += CONFIG.connections;
-  }
+  // Each timed run (the warm-up, every turn) may stop with a request in flight on every connection.
+  ledger.acknowledged += warmup.ok + measured.ok;
+  ledger.serviceErrors += warmup.errors + measured.errors;
+  ledger.inFlightAtStop += CONFIG.connections * (1 + ROUNDS);
   const ratio = measured.perSecond / reference.perSecond;
   const scenario = `1. capture, ${PAYLOADS}, ${CONFIG.connections} conn., ${CONFIG.captureSeconds} s`;
   addRow(scenario, 'Hooktrail requests/s', rate(measured.perSecond));
-  addRow(scenario, 'reference requests/s (same run, same load)', rate(reference.perSecond));
+  addRow(
+    scenario,
+    `reference requests/s (same run, same load, ${ROUNDS} turns each)`,
+    rate(reference.perSecond),
+  );
   addRatioRow(scenario, ratio);
   addRow(
     scenario,
@@ -399,29 +453,23 @@ async function scenarioCapture(context) {
     measured.errors + warmup.errors === 0,
   );
   notes.push(
-    `Scenario 1: 1-minute load average ${reference.loadAvg.toFixed(1)} before the reference run, ` +
-      `${measured.loadAvg.toFixed(1)} before Hooktrail's (${availableParallelism()} cores; above that, other work shared the machine). ` +
+    `Scenario 1: 1-minute load average ${loadAvg.toFixed(1)} before its runs (${availableParallelism()} cores; ` +
+      'above that, other work shared the machine). ' +
       (forwarding
         ? `Hooktrail's CPU per capture includes the delivery worker's, which forwards the captures during the load; ` +
           `scenarios 1 and 7 are judged by issue [1/6]'s targets for that (issue [2/6]'s, for capture alone, ` +
           'with BENCH_APP_ROLE=api).'
         : `APP_ROLE=api: no delivery worker runs, so the captures are stored and queued for routing, not forwarded.`),
   );
-  if (forwarding) {
-    log('scenario 1: waiting for the delivery backlog to drain');
-    const drain = await waitForDrain(db, 'after scenario 1');
-    notes.push(
-      `Scenario 1 left ${count(drain.backlog)} deliveries queued behind the captures (the worker runs in the same ` +
-        `process and delivers during the load); they drained in ${drain.seconds.toFixed(0)} s.`,
-    );
-  }
+  notes.push(asideNote('Scenario 1', runs));
+  if (forwarding) notes.push(drainNote('Scenario 1', drains));
   rss.stop();
   addRow(
     '4. memory (RSS of the service)',
     forwarding
-      ? 'peak during scenario 1 and the drain of its backlog (during the load alone)'
+      ? "peak during scenario 1, the drains of its turns' backlogs included"
       : 'peak during scenario 1',
-    forwarding ? `${mb(rss.peak())} (${mb(loadPeak)})` : mb(rss.peak()),
+    mb(rss.peak()),
     '≤ 300 MB',
     rss.peak() <= 300 * 1024 * 1024,
   );
@@ -444,7 +492,7 @@ const rulesLoad = () => ({
  * Stripe's event id, and two destinations with filters, each request with its own id and signature.
  */
 async function scenarioRules(context) {
-  const { service, baseUrl, token, sink, db } = context;
+  const { baseUrl, token, sink, db } = context;
   const { endpoint } = await api(baseUrl, 'POST', '/api/endpoints', {
     token,
     body: {
@@ -462,16 +510,19 @@ async function scenarioRules(context) {
       body: { url: sink.url, filter },
     });
   const url = `${baseUrl}/in/${endpoint.public_token}`;
-  const load = rulesLoad();
-  log(`scenario 7: ingest rules, ${CONFIG.connections} connections, ${CONFIG.captureSeconds} s`);
-  await signedLoad(url, { ...load, duration: CONFIG.warmupSeconds });
-  const measured = await meteredLoad(
-    url,
-    { ...load, duration: CONFIG.captureSeconds },
-    service.pid,
-    backendsOf(db, names.serviceDb),
+  log(
+    `scenario 7: ingest rules, Hooktrail, the reference and the floor's /rules, ${CONFIG.connections} ` +
+      `connections, ${CONFIG.captureSeconds} s each in ${ROUNDS} turns`,
+  );
+  const drains = { backlog: 0, seconds: 0 };
+  const runs = await takingTurns(
+    capturingServers(context, url, context.floorRulesUrl, drains),
+    rulesLoad(),
     signedLoad,
   );
+  const [measured, reference, floor] = runs;
+  notes.push(asideNote('Scenario 7', runs));
+  if (CONFIG.appRole !== 'api') notes.push(drainNote('Scenario 7', drains));
   // The workers' router makes an event's deliveries after its capture: counted once every one is made.
   // Without a worker (APP_ROLE=api) they stay queued for routing, with the destinations the filters chose.
   log('scenario 7: waiting for the delivery backlog to drain');
@@ -489,36 +540,35 @@ async function scenarioRules(context) {
   const [stored] = rows;
   const scenario = `7. ingest rules: Stripe verification + dedup + 2 filtered destinations, 1 KB POST, ${CONFIG.connections} conn.`;
   addRow(scenario, 'Hooktrail requests/s', rate(measured.perSecond));
-  const { signedReference: reference, signedFloor: floor } = context;
-  if (reference) {
-    const ratio = measured.perSecond / reference.perSecond;
-    addRow(scenario, 'reference requests/s under the same signed load (same run)', rate(reference.perSecond));
-    addRatioRow(scenario, ratio);
-    addRow(
-      scenario,
-      "floor with the rules' work (bench/floor-capture.js /rules: the Stripe HMAC, the body parsed, the two filters, the dedup claims in Redis, one call a batch), requests/s, ratio to the reference",
-      `${rate(floor.perSecond)}, ${(floor.perSecond / reference.perSecond).toFixed(2)}×`,
-    );
-    addRow(
-      scenario,
-      "floor with the rules' work: latency p50 / p99; CPU per capture, Node + PostgreSQL; duplicates answered; errors",
-      `${ms(floor.p50)} / ${ms(floor.p99)}; ${Math.round(floor.processUs)} + ${Math.round(floor.databaseUs)} µs; ` +
-        `${count(floor.duplicates)}; ${floor.errors}`,
-    );
-  }
+  addRow(
+    scenario,
+    `reference requests/s under the same signed load (same run, ${ROUNDS} turns each)`,
+    rate(reference.perSecond),
+  );
+  addRatioRow(scenario, measured.perSecond / reference.perSecond);
+  addRow(
+    scenario,
+    "floor with the rules' work (bench/floor-capture.js /rules: the Stripe HMAC, the body parsed, the two filters, the dedup claims in Redis, one call a batch), requests/s, ratio to the reference",
+    `${rate(floor.perSecond)}, ${(floor.perSecond / reference.perSecond).toFixed(2)}×`,
+  );
+  addRow(
+    scenario,
+    "floor with the rules' work: latency p50 / p99; CPU per capture, Node + PostgreSQL; duplicates answered; errors",
+    `${ms(floor.p50)} / ${ms(floor.p99)}; ${Math.round(floor.processUs)} + ${Math.round(floor.databaseUs)} µs; ` +
+      `${count(floor.duplicates)}; ${floor.errors}`,
+  );
   addRow(
     scenario,
     'latency p50 / p99',
     `${ms(measured.p50)} / ${ms(measured.p99)}`,
     ...p99Target(measured.p99),
   );
+  addRow(scenario, 'reference latency p50 / p99', `${ms(reference.p50)} / ${ms(reference.p99)}`);
   addRow(
     scenario,
     'CPU per answered capture: Node process + its PostgreSQL backends',
     `${Math.round(measured.processUs)} + ${Math.round(measured.databaseUs)} µs` +
-      (reference
-        ? ` / the reference ${Math.round(reference.processUs)} + ${Math.round(reference.databaseUs)} µs`
-        : ''),
+      ` / the reference ${Math.round(reference.processUs)} + ${Math.round(reference.databaseUs)} µs`,
   );
   addRow(
     scenario,
@@ -1431,14 +1481,16 @@ async function main() {
     queue,
     redis,
   };
-  if (CONFIG.scenarios.has('capture')) {
+  if (CONFIG.scenarios.has('capture') || CONFIG.scenarios.has('rules')) {
     await waitForHttp(baselineProcess, `http://127.0.0.1:${basePort}/in/warmup`, 30_000).catch(
       () => undefined,
     );
-    await scenarioCapture(context);
+    await waitForHttp(floorProcess, `${context.floorUrl}?ready`, 30_000);
   }
-  await stopProcess(baselineProcess);
+  if (CONFIG.scenarios.has('capture')) await scenarioCapture(context);
+  // Scenarios 1 and 7 measure Hooktrail against both, in turns; no other scenario needs them.
   if (CONFIG.scenarios.has('rules')) await scenarioRules(context);
+  await Promise.all([stopProcess(baselineProcess), stopProcess(floorProcess)]);
   if (CONFIG.scenarios.has('delivery')) await scenarioDelivery(context);
   if (CONFIG.scenarios.has('flow')) {
     await scenarioRateLimit(context);

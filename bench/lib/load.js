@@ -48,33 +48,43 @@ const HEADERS = {
   'stripe-signature': 't=1795407398,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd',
 };
 
-/** One autocannon run; resolves with its result. */
+/** One autocannon run; resolves with its result unaggregated (and its URL), as summarize takes it. */
 function run(options) {
   return new Promise((resolve, reject) => {
-    const instance = autocannon({ timeout: 10, ...options }, (error, result) =>
-      error ? reject(error) : resolve(result),
+    const instance = autocannon({ timeout: 10, ...options, skipAggregateResult: true }, (error, result) =>
+      error ? reject(error) : resolve({ ...result, url: options.url }),
     );
     // Uncounted: autocannon reports each response in the result; nothing to print while running.
     instance.on('error', () => undefined);
   });
 }
 
-/** The figures of a run that the report uses. */
-function summarize(result) {
+/**
+ * The figures that the report uses, of one run's unaggregated result or of several runs of one load taken
+ * as one (`raws`: their latencies merged into one histogram, their counts and times summed). The results
+ * are kept, for joinRuns.
+ */
+function summarize(...raws) {
+  const result = autocannon.aggregateResult(raws, { url: raws[0].url });
   const ok = result['2xx'];
+  const durationS = raws.reduce((total, raw) => total + raw.duration, 0);
   return {
     requests: result.requests.total,
     ok,
-    perSecond: ok / result.duration,
+    perSecond: ok / durationS,
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
     non2xx: result.non2xx,
     socketErrors: result.errors,
     timeouts: result.timeouts,
-    durationS: result.duration,
+    durationS,
+    raws,
   };
 }
+
+/** Several runs of one load (summarized) as one run: its latency percentiles those of all their answers. */
+const joinRuns = (runs) => summarize(...runs.flatMap((run) => run.raws));
 
 /**
  * A POST load (scenario 1, the soak, the drain burst): one constant `body`, or each request the next of
@@ -209,4 +219,4 @@ async function signedLoad(url, { connections, duration, secret, repeatEvery }) {
   return { ...summarize(result), duplicates };
 }
 
-module.exports = { webhookBody, constantLoad, markedLoad, signedLoad, now };
+module.exports = { webhookBody, constantLoad, markedLoad, signedLoad, joinRuns, now };
