@@ -13,7 +13,16 @@ export interface Grant {
   plan: Plan;
   teamId: string | null;
   endpointId: string | null;
+  /**
+   * Whether the caller may change the resource (AccessService decides): their role holds its kind's
+   * write permission and they did not come with a read-only API key. Only such a caller is shown its
+   * secrets (a destination's signing secret).
+   */
+  mayWrite: boolean;
 }
+
+/** A grant as the database answers it, before the caller's credential is weighed. */
+export type StoredGrant = Omit<Grant, 'mayWrite'>;
 
 /**
  * Each query takes two parameters, the caller's id then the resource's id, and names them `caller.id`
@@ -60,7 +69,7 @@ interface GrantRow {
 export class AccessRepository {
   constructor(private readonly em: EntityManager) {}
 
-  async grantOf(userId: string, kind: ResourceKind, id: string): Promise<Grant | null> {
+  async grantOf(userId: string, kind: ResourceKind, id: string): Promise<StoredGrant | null> {
     const [row] = await this.em
       .getConnection()
       .execute<GrantRow[]>(`${PARAMETERS} ${GRANT_QUERIES[kind]}`, [userId, id]);

@@ -12,6 +12,24 @@ export const NOT_FOUND: Record<ResourceKind, string> = {
   api_key: 'API key not found',
 };
 
+/** The permission that changes a resource of each kind. */
+const WRITE_PERMISSION: Record<ResourceKind, Permission> = {
+  endpoint: 'endpoint.write',
+  issue: 'endpoint.write',
+  team: 'team.manage',
+  notification_channel: 'account.manage',
+  api_key: 'account.manage',
+};
+
+/**
+ * Whether a caller with `role` on a resource of `kind` may change it: the role holds the kind's write
+ * permission, and the caller did not come with a read-only API key. This also decides who is shown the
+ * resource's secrets (README, "Secrets by role"): those who may write them, and no one else.
+ */
+function mayWrite(caller: AuthUser, role: Role, kind: ResourceKind): boolean {
+  return caller.apiKey?.scope !== 'read' && roleAtLeast(role, PERMISSIONS[WRITE_PERMISSION[kind]]);
+}
+
 /**
  * "May this caller do this on this resource?", for every route: 404 when the caller cannot see the
  * resource at all (exactly as when it does not exist), 403 when their role is too low.
@@ -28,7 +46,7 @@ export class AccessService {
       throw new ForbiddenException(
         `your role in this team is ${grant.role}; ${permission} needs ${needed} or above`,
       );
-    return grant;
+    return { ...grant, mayWrite: mayWrite(caller, grant.role, kind) };
   }
 
   /**

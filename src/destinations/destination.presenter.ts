@@ -3,17 +3,26 @@ import type { SecretBox } from '../secrets/secret-box';
 import type { DestinationDto } from './dto/destination.dto';
 import type { Destination } from './destination.entity';
 
+/** How a destination's secret is answered: opened for a caller who may write it, else only whether it is set. */
+export interface SecretReader {
+  secrets: SecretBox;
+  /** The access component's answer (Grant.mayWrite), never worked out again here. */
+  mayWrite: boolean;
+}
+
 /** The API shape of a destination (spec §2, snake_case), with its backlog. */
 function toDestinationDto(
   destination: Destination,
   backlog: DestinationBacklog,
-  secrets: SecretBox,
+  reader: SecretReader,
 ): DestinationDto {
+  const sealed = destination.sealedSecret;
   return {
     id: destination.id,
     endpoint_id: destination.endpoint.id,
     url: destination.url,
-    secret: destination.sealedSecret === null ? null : secrets.open(destination.sealedSecret),
+    secret: sealed === null || !reader.mayWrite ? null : reader.secrets.open(sealed),
+    secret_set: sealed !== null,
     is_active: destination.isActive,
     rate_limit: destination.rateLimit,
     rate_limit_period: destination.rateLimitPeriod,
@@ -31,12 +40,15 @@ function toDestinationDto(
   };
 }
 
-/** Destinations in the API shape (their secrets opened), their backlogs read in one query. */
+/**
+ * Destinations in the API shape (their secrets opened for a caller who may write them), their backlogs
+ * read in one query.
+ */
 export async function toDestinationDtos(
   destinations: readonly Destination[],
   backlogs: DestinationBacklogs,
-  secrets: SecretBox,
+  reader: SecretReader,
 ): Promise<DestinationDto[]> {
   const byId = await backlogs.of(destinations.map((destination) => destination.id));
-  return destinations.map((destination) => toDestinationDto(destination, byId.get(destination.id)!, secrets));
+  return destinations.map((destination) => toDestinationDto(destination, byId.get(destination.id)!, reader));
 }

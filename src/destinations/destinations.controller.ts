@@ -10,7 +10,9 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { OkDto } from '../auth/dto/auth.dto';
+import type { Grant } from '../access/access.repository';
 import { Can } from '../access/can.decorator';
+import { CurrentGrant } from '../access/current-grant.decorator';
 import { ResourceIdPipe } from '../common/pipes/resource-id.pipe';
 import { DestinationsService } from './destinations.service';
 import { CreateDestinationDto } from './dto/create-destination.dto';
@@ -36,9 +38,10 @@ export class DestinationsController {
   @ApiOkResponse({ type: DestinationListResponseDto })
   @ApiNotFoundResponse({ description: 'No such endpoint (or it is not yours)' })
   async list(
+    @CurrentGrant() grant: Grant,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
   ): Promise<DestinationListResponseDto> {
-    return { destinations: await this.destinations.list(endpointId) };
+    return { destinations: await this.destinations.list(grant, endpointId) };
   }
 
   @Post()
@@ -48,10 +51,11 @@ export class DestinationsController {
   @ApiBadRequestResponse({ description: URL_RULES })
   @ApiNotFoundResponse({ description: 'No such endpoint (or it is not yours)' })
   async create(
+    @CurrentGrant() grant: Grant,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
     @Body() body: CreateDestinationDto,
   ): Promise<DestinationResponseDto> {
-    return { destination: await this.destinations.create(endpointId, body) };
+    return { destination: await this.destinations.create(grant, endpointId, body) };
   }
 
   @Get(':dId')
@@ -60,10 +64,11 @@ export class DestinationsController {
   @ApiOkResponse({ type: DestinationResponseDto })
   @ApiNotFoundResponse({ description: 'No such endpoint or destination (or not yours)' })
   async get(
+    @CurrentGrant() grant: Grant,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
     @Param('dId', new ResourceIdPipe('destination')) id: string,
   ): Promise<DestinationResponseDto> {
-    return { destination: await this.destinations.get(endpointId, id) };
+    return { destination: await this.destinations.get(grant, endpointId, id) };
   }
 
   @Patch(':dId')
@@ -82,11 +87,12 @@ export class DestinationsController {
   @ApiBadRequestResponse({ description: URL_RULES })
   @ApiNotFoundResponse({ description: 'No such endpoint or destination (or not yours)' })
   async update(
+    @CurrentGrant() grant: Grant,
     @Param('id', new ResourceIdPipe('endpoint')) endpointId: string,
     @Param('dId', new ResourceIdPipe('destination')) id: string,
     @Body() body: UpdateDestinationDto,
   ): Promise<DestinationResponseDto> {
-    return { destination: await this.destinations.update(endpointId, id, body) };
+    return { destination: await this.destinations.update(grant, endpointId, id, body) };
   }
 
   @Delete(':dId')

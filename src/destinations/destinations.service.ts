@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import type { Grant } from '../access/access.repository';
 import { assertPublicHost } from '../common/network/private-address';
 import type { Environment } from '../config/environment';
 import type { Destination, FlowControl } from './destination.entity';
@@ -7,7 +8,7 @@ import { DestinationBacklogs } from '../delivery/destination-backlogs.service';
 import { HeldDeliveries } from '../delivery/held-deliveries.service';
 import type { SecretBox } from '../secrets/secret-box';
 import { SECRET_BOX } from '../secrets/secrets.module';
-import { toDestinationDtos } from './destination.presenter';
+import { type SecretReader, toDestinationDtos } from './destination.presenter';
 import { DestinationsRepository } from './destinations.repository';
 import type { CreateDestinationDto } from './dto/create-destination.dto';
 import type { DestinationDto } from './dto/destination.dto';
@@ -43,21 +44,23 @@ export class DestinationsService {
     this.allowPrivateNetworks = config.get('DELIVERY_ALLOW_PRIVATE_NETWORKS', { infer: true });
   }
 
-  async list(endpointId: string): Promise<DestinationDto[]> {
+  /** Each method answers in the shape `grant` may see: secrets shown only when it may write them. */
+  async list(grant: Grant, endpointId: string): Promise<DestinationDto[]> {
     return toDestinationDtos(
       await this.destinations.listForEndpoint(endpointId),
       this.backlogs,
-      this.secrets,
+      this.reader(grant),
     );
   }
 
-  async get(endpointId: string, id: string): Promise<DestinationDto> {
-    return this.present(await this.findInEndpoint(endpointId, id));
+  async get(grant: Grant, endpointId: string, id: string): Promise<DestinationDto> {
+    return this.present(grant, await this.findInEndpoint(endpointId, id));
   }
 
-  async create(endpointId: string, input: CreateDestinationDto): Promise<DestinationDto> {
+  async create(grant: Grant, endpointId: string, input: CreateDestinationDto): Promise<DestinationDto> {
     assertPublicHost(input.url, 'url', this.allowPrivateNetworks);
     return this.present(
+      grant,
       await this.destinations.create(endpointId, {
         url: input.url,
         sealedSecret: this.sealed(input.secret),
@@ -69,7 +72,12 @@ export class DestinationsService {
   }
 
   /** Changes only the fields sent. */
-  async update(endpointId: string, id: string, changes: UpdateDestinationDto): Promise<DestinationDto> {
+  async update(
+    grant: Grant,
+    endpointId: string,
+    id: string,
+    changes: UpdateDestinationDto,
+  ): Promise<DestinationDto> {
     const destination = await this.findInEndpoint(endpointId, id);
     if (changes.url !== undefined) {
       assertPublicHost(changes.url, 'url', this.allowPrivateNetworks);
@@ -89,7 +97,7 @@ export class DestinationsService {
     // In the background: on resume, or a change of ordering, the waiting backlog is released (to the FIFO
     // pump, or enqueued; the sweeper would find it too, later). On a change of rate limit (with a resume or
     // not), the deliveries deferred to slots of the old one come back for a slot of the new one.
-    if (destination.paused) return this.present(destination);
+    if (destination.paused) return this.present(grant, destination);
     const rateChanged =
       destination.ordering === 'none' &&
       (destination.rateLimit !== was.rateLimit || destination.rateLimitPeriod !== was.rateLimitPeriod);
@@ -101,7 +109,7 @@ export class DestinationsService {
           .then((released) => (rateChanged ? this.held.repace(destination.id) : released)),
       );
     else if (rateChanged) this.inBackground(destination, this.held.repace(destination.id));
-    return this.present(destination);
+    return this.present(grant, destination);
   }
 
   async remove(endpointId: string, id: string): Promise<void> {
@@ -125,8 +133,12 @@ export class DestinationsService {
     return destination;
   }
 
-  private async present(destination: Destination): Promise<DestinationDto> {
-    const [dto] = await toDestinationDtos([destination], this.backlogs, this.secrets);
+  private reader(grant: Grant): SecretReader {
+    return { secrets: this.secrets, mayWrite: grant.mayWrite };
+  }
+
+  private async present(grant: Grant, destination: Destination): Promise<DestinationDto> {
+    const [dto] = await toDestinationDtos([destination], this.backlogs, this.reader(grant));
     return dto;
   }
 }

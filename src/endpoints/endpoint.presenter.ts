@@ -1,3 +1,4 @@
+import type { Grant } from '../access/access.repository';
 import type { Role } from '../access/roles';
 import type { DestinationBacklogs } from '../delivery/destination-backlogs.service';
 import { toDestinationDtos } from '../destinations/destination.presenter';
@@ -54,16 +55,22 @@ export function toEndpointDto(
   };
 }
 
-/** The endpoint with its destinations (loaded, oldest first), as GET /api/endpoints/:id answers. */
+/**
+ * The endpoint with its destinations (loaded, oldest first), as GET /api/endpoints/:id answers: with the
+ * caller's role, and their destinations' secrets when the grant may write them.
+ */
 export async function toEndpointWithDestinationsDto(
   endpoint: Endpoint,
-  role: Role,
+  grant: Grant,
   siteUrl: string,
   backlogs: DestinationBacklogs,
   secrets: SecretBox,
 ): Promise<EndpointWithDestinationsDto> {
   return {
-    ...toEndpointDto(endpoint, role, siteUrl, secrets),
-    destinations: await toDestinationDtos(endpoint.destinations.getItems(), backlogs, secrets),
+    ...toEndpointDto(endpoint, grant.role, siteUrl, secrets),
+    destinations: await toDestinationDtos(endpoint.destinations.getItems(), backlogs, {
+      secrets,
+      mayWrite: grant.mayWrite,
+    }),
   };
 }

@@ -69,7 +69,7 @@ export class EndpointsService {
   async get(grant: Grant, id: string): Promise<EndpointWithDestinationsDto> {
     const endpoint = await this.endpoints.findWithDestinations(id);
     if (!endpoint) throw new NotFoundException(ENDPOINT_NOT_FOUND);
-    return toEndpointWithDestinationsDto(endpoint, grant.role, this.siteUrl, this.backlogs, this.secrets);
+    return toEndpointWithDestinationsDto(endpoint, grant, this.siteUrl, this.backlogs, this.secrets);
   }
 
   /** Changes only the fields sent; `metadata` and each ingest rule sent are replaced as a whole. */

@@ -1040,34 +1040,9 @@ export interface components {
              */
             url: string;
         };
-        CreatedNotificationChannelDto: {
-            created_at: string;
-            events: ("dead_letter" | "issue.opened" | "issue.resolved" | "destination.paused")[];
-            /** @description When the channel started dropping messages; null while it is `ok`. */
-            failing_since: string | null;
-            id: string;
-            /** @description Why the last attempt failed (a retry may still be coming); null once a message went through. */
-            last_error: string | null;
-            /** @description When a message (or a test) last went through. */
-            last_sent_at: string | null;
-            /**
-             * @description The webhook channel's signing secret ("whsec_..."), in this answer only; null for other types. Messages
-             *     carry hooktrail-id, hooktrail-timestamp and hooktrail-signature as forwarded webhooks do.
-             */
-            secret: string | null;
-            /**
-             * @description `ok`: messages go through; `failing`: the last message was dropped after every retry (see last_error);
-             *     `disabled`: dropped too many times in a row, nothing is sent until a test message goes through.
-             * @enum {string}
-             */
-            status: "ok" | "failing" | "disabled";
-            /** @description The email address or https:// URL messages go to. */
-            target: string;
-            /** @enum {string} */
-            type: "email" | "slack" | "discord" | "webhook";
-        };
         CreatedNotificationChannelResponseDto: {
-            channel: components["schemas"]["CreatedNotificationChannelDto"];
+            /** @description With its `secret` when it is a webhook channel: shown this once. */
+            channel: components["schemas"]["NotificationChannelDto"];
         };
         CreateEndpointDto: {
             /**
@@ -1255,8 +1230,14 @@ export interface components {
              * @enum {string}
              */
             rate_limit_period: "second" | "minute";
-            /** @description Signing secret of the hooktrail-signature header; null when not set. */
+            /**
+             * @description Signing secret of the hooktrail-signature header; null when not set. Shown only to callers who may
+             *     change the destination (its owner; an owner, admin or member of its team; not through a read-only
+             *     API key): a viewer or a read-only API key gets null, and `secret_set` says whether one is set.
+             */
             secret: string | null;
+            /** @description Whether the destination has a signing secret, for every caller (whether `secret` is shown or not). */
+            secret_set: boolean;
             /**
              * @description The HTTPS URL events are forwarded to.
              * @example https://api.example.com/webhooks/stripe
@@ -1699,6 +1680,14 @@ export interface components {
             last_error: string | null;
             /** @description When a message (or a test) last went through. */
             last_sent_at: string | null;
+            /**
+             * @description A webhook channel's signing secret ("whsec_..."), in the answer to its creation only: null in every
+             *     other answer (a read-only API key, which cannot create a channel, never sees one), and for other
+             *     types. Messages carry hooktrail-id, hooktrail-timestamp and hooktrail-signature as forwarded webhooks do.
+             */
+            secret: string | null;
+            /** @description Whether the channel has a signing secret (every `webhook` channel does), for every caller. */
+            secret_set: boolean;
             /**
              * @description `ok`: messages go through; `failing`: the last message was dropped after every retry (see last_error);
              *     `disabled`: dropped too many times in a row, nothing is sent until a test message goes through.
@@ -4710,9 +4699,6 @@ export const createApiKeyDtoScopeValues: ReadonlyArray<FlattenedDeepRequired<com
 export const createBulkReplayDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateBulkReplayDto"]["status"]> = ["received", "delivered", "failed", "dead_letter"];
 export const createDestinationDtoOrderingValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateDestinationDto"]["ordering"]> = ["none", "fifo"];
 export const createDestinationDtoRate_limit_periodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateDestinationDto"]["rate_limit_period"]> = ["second", "minute"];
-export const createdNotificationChannelDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedNotificationChannelDto"]["events"]> = ["dead_letter", "issue.opened", "issue.resolved", "destination.paused"];
-export const createdNotificationChannelDtoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedNotificationChannelDto"]["status"]> = ["ok", "failing", "disabled"];
-export const createdNotificationChannelDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreatedNotificationChannelDto"]["type"]> = ["email", "slack", "discord", "webhook"];
 export const createNotificationChannelDtoEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateNotificationChannelDto"]["events"]> = ["dead_letter", "issue.opened", "issue.resolved", "destination.paused"];
 export const createNotificationChannelDtoTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateNotificationChannelDto"]["type"]> = ["email", "slack", "discord", "webhook"];
 export const createTeamInvitationDtoRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CreateTeamInvitationDto"]["role"]> = ["admin", "member", "viewer"];

@@ -8,7 +8,6 @@ import { SECRET_BOX } from '../secrets/secrets.module';
 import { testMessage } from './channel-messages';
 import { ChannelSender } from './channel-sender.service';
 import type {
-  CreatedNotificationChannelDto,
   CreateNotificationChannelDto,
   NotificationChannelDto,
   NotificationTestResultDto,
@@ -20,6 +19,7 @@ import { NotificationsRepository } from './notifications.repository';
 export const MAX_NOTIFICATION_CHANNELS = 20;
 const CHANNEL_NOT_FOUND = 'notification channel not found';
 
+/** A channel as every answer but its creation's shows it: whether it has a secret, never the secret. */
 function toDto(channel: NotificationChannel): NotificationChannelDto {
   return {
     id: channel.id,
@@ -31,6 +31,8 @@ function toDto(channel: NotificationChannel): NotificationChannelDto {
     last_sent_at: channel.lastSentAt?.toISOString() ?? null,
     failing_since: channel.failingSince?.toISOString() ?? null,
     created_at: channel.createdAt.toISOString(),
+    secret: null,
+    secret_set: channel.sealedSecret !== null,
   };
 }
 
@@ -48,7 +50,7 @@ export class NotificationChannelsService {
     this.allowPrivateNetworks = config.get('DELIVERY_ALLOW_PRIVATE_NETWORKS', { infer: true });
   }
 
-  async create(userId: string, input: CreateNotificationChannelDto): Promise<CreatedNotificationChannelDto> {
+  async create(userId: string, input: CreateNotificationChannelDto): Promise<NotificationChannelDto> {
     if (input.type !== 'email') assertPublicHost(input.target, 'target', this.allowPrivateNetworks);
     if ((await this.channels.countOwned(userId)) >= MAX_NOTIFICATION_CHANNELS)
       throw new ConflictException(

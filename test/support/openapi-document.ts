@@ -15,6 +15,7 @@ export interface Schema {
   properties?: Record<string, Schema>;
   required?: string[];
   items?: Schema;
+  allOf?: Schema[];
 }
 
 export interface Parameter {
@@ -43,6 +44,8 @@ export interface Operation {
   body?: Schema;
   /** The documented response statuses. */
   statuses: string[];
+  /** The JSON schema of its success answer, as documented ($ref kept); absent when it answers no JSON. */
+  response?: Schema;
   /** Needs a bearer token. */
   isProtected: boolean;
   /** Answers text/event-stream. */
@@ -55,7 +58,7 @@ export interface Operation {
 interface RawOperation {
   parameters?: Parameter[];
   requestBody?: { content?: Record<string, { schema?: Schema }> };
-  responses?: Record<string, { content?: Record<string, unknown> }>;
+  responses?: Record<string, { content?: Record<string, { schema?: Schema }> }>;
   security?: Record<string, unknown>[];
   'x-access'?: RouteAccess;
 }
@@ -91,12 +94,34 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
         parameters: raw.parameters ?? [],
         body: body && resolve(document, body),
         statuses: Object.keys(raw.responses ?? {}),
+        response: success?.[1].content?.['application/json']?.schema,
         isProtected: (raw.security ?? []).some((scheme) => 'bearer' in scheme),
         isStream: Object.keys(success?.[1].content ?? {}).includes('text/event-stream'),
         access: raw['x-access'],
         label: `${method.toUpperCase()} ${path}`,
       };
     }),
+  );
+}
+
+/** Whether the schema, or any schema it holds at any depth, has the property. */
+export function holdsProperty(
+  document: OpenApiDocument,
+  schema: Schema | undefined,
+  property: string,
+  seen = new Set<string>(),
+): boolean {
+  if (!schema) return false;
+  if (schema.$ref) {
+    if (seen.has(schema.$ref)) return false;
+    seen.add(schema.$ref);
+    return holdsProperty(document, resolve(document, schema), property, seen);
+  }
+  const children = [...Object.values(schema.properties ?? {}), ...(schema.allOf ?? [])];
+  if (schema.items) children.push(schema.items);
+  return (
+    property in (schema.properties ?? {}) ||
+    children.some((child) => holdsProperty(document, child, property, seen))
   );
 }
 

@@ -14,6 +14,8 @@ describe('notification channel health', () => {
     last_sent_at: null,
     failing_since: null,
     created_at: '2026-11-25T09:00:00.000Z',
+    secret: null,
+    secret_set: false,
     ...changes,
   });
   const since = '2026-11-25T10:00:00.000Z';

@@ -19,8 +19,14 @@ export class DestinationDto {
   endpoint_id!: string;
   /** The HTTPS URL events are forwarded to. @example https://api.example.com/webhooks/stripe */
   url!: string;
-  /** Signing secret of the hooktrail-signature header; null when not set. */
+  /**
+   * Signing secret of the hooktrail-signature header; null when not set. Shown only to callers who may
+   * change the destination (its owner; an owner, admin or member of its team; not through a read-only
+   * API key): a viewer or a read-only API key gets null, and `secret_set` says whether one is set.
+   */
   secret!: string | null;
+  /** Whether the destination has a signing secret, for every caller (whether `secret` is shown or not). */
+  secret_set!: boolean;
   /** Whether new events are forwarded to it. */
   is_active!: boolean;
   /** At most this many attempts per `rate_limit_period`, across all workers; null: no limit. */

@@ -101,18 +101,19 @@ export class NotificationChannelDto {
   /** When the channel started dropping messages; null while it is `ok`. */
   failing_since!: string | null;
   created_at!: string;
-}
-
-export class CreatedNotificationChannelDto extends NotificationChannelDto {
   /**
-   * The webhook channel's signing secret ("whsec_..."), in this answer only; null for other types. Messages
-   * carry hooktrail-id, hooktrail-timestamp and hooktrail-signature as forwarded webhooks do.
+   * A webhook channel's signing secret ("whsec_..."), in the answer to its creation only: null in every
+   * other answer (a read-only API key, which cannot create a channel, never sees one), and for other
+   * types. Messages carry hooktrail-id, hooktrail-timestamp and hooktrail-signature as forwarded webhooks do.
    */
   secret!: string | null;
+  /** Whether the channel has a signing secret (every `webhook` channel does), for every caller. */
+  secret_set!: boolean;
 }
 
 export class CreatedNotificationChannelResponseDto {
-  channel!: CreatedNotificationChannelDto;
+  /** With its `secret` when it is a webhook channel: shown this once. */
+  channel!: NotificationChannelDto;
 }
 
 export class NotificationChannelResponseDto {
