@@ -48,6 +48,7 @@ describe('destinations', () => {
       endpoint_id: endpointId,
       url: 'https://api.example.com/webhooks?source=hooktrail',
       secret: null,
+      secret_set: false,
       is_active: true,
       rate_limit: null,
       rate_limit_period: 'second',
@@ -167,7 +168,7 @@ describe('destinations', () => {
 
   it('keeps a secret and returns it', async () => {
     const destination = await add({ url: 'https://api.example.com/signed', secret: 'whsec_abc123' });
-    expect(destination.secret).toBe('whsec_abc123');
+    expect(destination).toMatchObject({ secret: 'whsec_abc123', secret_set: true });
     expect((await add({ url: 'https://api.example.com/null-secret', secret: null })).secret).toBeNull();
   });
 
@@ -198,12 +199,14 @@ describe('destinations', () => {
       ...destination,
       url: 'https://api.example.com/moved',
       secret: null,
+      secret_set: false,
     });
     const paused = await call('PATCH', path, { is_active: false });
     expect(paused.body.destination).toEqual({
       ...destination,
       url: 'https://api.example.com/moved',
       secret: null,
+      secret_set: false,
       is_active: false,
     });
     const resigned = await call('PATCH', path, { secret: 'second-secret', is_active: true });
