@@ -60,6 +60,9 @@ const WRITE_CONTROLS = [
   'bulk-replay-start',
 ];
 
+/** What shows a destination's secret: the API answers it only to a member or above, so a viewer has neither. */
+const SECRET_CONTROLS = ['reveal-secret', 'copy-secret'];
+
 interface Person {
   context: BrowserContext;
   page: Page;
@@ -352,6 +355,12 @@ describe('dashboard: teams, roles and the audit log in headless Chromium', () =>
       expect(await byTestId(page, 'endpoint-role').getAttribute('data-role')).toBe('viewer');
       expect(await byTestId(page, 'rules-verification').textContent()).toBe('Not checked');
       expect(await countShown(page, WRITE_CONTROLS)).toEqual(none(WRITE_CONTROLS));
+      // The destination's secret: said to be set, never shown (the API sent null), nothing to reveal or copy.
+      const secretState = byTestId(page, 'destination-secret-state');
+      expect(await secretState.getAttribute('data-set')).toBe('true');
+      expect(await secretState.textContent()).toBe('set (requests are signed; hidden for your role)');
+      expect(await countShown(page, SECRET_CONTROLS)).toEqual(none(SECRET_CONTROLS));
+      expect(await page.content()).not.toContain(DESTINATION_SECRET);
 
       await openTeamEvent(page);
       expect(await byTestId(page, 'replay').count()).toBe(0);
@@ -378,8 +387,12 @@ describe('dashboard: teams, roles and the audit log in headless Chromium', () =>
 
       await openTeamEndpoint(page);
       expect(await byTestId(page, 'endpoint-role').getAttribute('data-role')).toBe('member');
-      const shown = await countShown(page, WRITE_CONTROLS);
-      expect(WRITE_CONTROLS.filter((testId) => shown[testId] === 0)).toEqual([]);
+      const shown = await countShown(page, [...WRITE_CONTROLS, ...SECRET_CONTROLS]);
+      expect([...WRITE_CONTROLS, ...SECRET_CONTROLS].filter((testId) => shown[testId] === 0)).toEqual([]);
+      // As a member, the secret is theirs to see, on demand, as the owner sees it.
+      expect(await byTestId(page, 'destination-secret-state').count()).toBe(0);
+      await byTestId(page, 'reveal-secret').click();
+      expect(await byTestId(page, 'destination-secret-value').textContent()).toBe(DESTINATION_SECRET);
 
       await mainNav(page).getByRole('link', { name: 'Endpoints' }).click();
       const row = page.locator(`[data-testid="endpoint-row"][data-endpoint-id="${flow.endpointId}"]`);

@@ -21,7 +21,8 @@ interface Props {
 
 /**
  * Where the endpoint's events are forwarded: add, remove, (de)activate, limit, filter, and show secrets
- * on demand.
+ * on demand. The API answers a secret only to who may change the destination: a viewer is told whether
+ * one is set, with nothing to reveal or copy.
  */
 export function Destinations({ endpointId, writable, initial, issues, recent, current }: Props) {
   const [destinations, setDestinations] = useState<Destination[]>(initial);
@@ -246,7 +247,15 @@ function DestinationRow({
         <div class="secret">
           <span class="muted small">Secret:</span>{' '}
           {destination.secret === null ? (
-            <span class="muted small">none (requests are not signed)</span>
+            <span
+              class="muted small"
+              data-testid="destination-secret-state"
+              data-set={destination.secret_set}
+            >
+              {destination.secret_set
+                ? 'set (requests are signed; hidden for your role)'
+                : 'none (requests are not signed)'}
+            </span>
           ) : (
             <>
               <code data-testid="destination-secret-value">
