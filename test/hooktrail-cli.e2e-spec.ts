@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import Stripe from 'stripe';
 import type { components } from '../src/generated/openapi';
-import { api, createApiKey, registerUser } from './support/api-client';
+import { api, createApiKey, registerUser, type RegisteredUser } from './support/api-client';
 import { HttpsDestination } from './support/https-destination';
 import { send } from './support/raw-http';
 import { freePort, spawnService, stopService, type ServiceProcess } from './support/service-process';
@@ -296,6 +296,7 @@ class CliProcess {
 
 describe('hooktrail (the command-line client)', () => {
   let service: RestartableService;
+  let user: RegisteredUser;
   let apiKey: string;
   let home: string;
 
@@ -348,9 +349,8 @@ describe('hooktrail (the command-line client)', () => {
     closers.push(() => rm(home, { recursive: true, force: true }));
     service = await RestartableService.start();
     closers.push(() => service.close());
-    ({ key: apiKey } = await createApiKey(service.url, await registerUser(service.url), {
-      name: 'hooktrail CLI tests',
-    }));
+    user = await registerUser(service.url);
+    ({ key: apiKey } = await createApiKey(service.url, user, { name: 'hooktrail CLI tests' }));
   }, 60_000);
 
   afterAll(async () => {
@@ -377,6 +377,51 @@ describe('hooktrail (the command-line client)', () => {
       const json = await hooktrail(['endpoints', 'list', '--json']);
       expect(json).toMatchObject({ code: 0, stderr: '' });
       expect(JSON.parse(json.stdout)).toEqual(await apiGet('/api/endpoints'));
+    });
+  });
+
+  describe('destinations', () => {
+    it('lists them with the secret for a write key, and says it is set but hidden for a read-only key', async () => {
+      const endpoint = await createEndpoint('Signed');
+      const secret = 'whsec_cli_destinations_secret';
+      for (const body of [
+        { url: 'https://signed.example.com/hooks', secret },
+        { url: 'https://unsigned.example.com/hooks' },
+      ]) {
+        const added = await api(service.url, 'POST', `/api/endpoints/${endpoint.id}/destinations`, {
+          token: apiKey,
+          body,
+        });
+        expect(added.status).toBe(201);
+      }
+      const [signed, unsigned] = (
+        await apiGet<{ destinations: { id: string }[] }>(`/api/endpoints/${endpoint.id}/destinations`)
+      ).destinations;
+      const readKey = (await createApiKey(service.url, user, { name: 'read-only', scope: 'read' })).key;
+
+      const writer = await hooktrail(['destinations', 'list', 'Signed']);
+      expect(writer).toMatchObject({ code: 0, stderr: '' });
+      const reader = await hooktrail(['destinations', 'list', endpoint.id], { HOOKTRAIL_API_KEY: readKey });
+      expect(reader).toMatchObject({ code: 0, stderr: '' });
+      const rows = (stdout: string) => stdout.trimEnd().split('\n');
+      expect(rows(writer.stdout)).toEqual([
+        expect.stringMatching(/^URL\s+ID\s+ACTIVE\s+SECRET$/),
+        expect.stringMatching(new RegExp(`^https://signed\\S+\\s+${signed.id}\\s+yes\\s+${secret}$`)),
+        expect.stringMatching(new RegExp(`^https://unsigned\\S+\\s+${unsigned.id}\\s+yes\\s+none$`)),
+      ]);
+      expect(rows(reader.stdout).slice(1)).toEqual([
+        expect.stringMatching(/\s+yes\s+\(set, hidden for your role\)$/),
+        expect.stringMatching(/\s+yes\s+none$/),
+      ]);
+      expect(reader.stdout).not.toContain(secret);
+
+      const json = await hooktrail(['destinations', 'list', 'Signed', '--json'], {
+        HOOKTRAIL_API_KEY: readKey,
+      });
+      expect(JSON.parse(json.stdout).destinations).toEqual([
+        expect.objectContaining({ id: signed.id, secret: null, secret_set: true }),
+        expect.objectContaining({ id: unsigned.id, secret: null, secret_set: false }),
+      ]);
     });
   });
 

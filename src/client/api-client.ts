@@ -5,6 +5,7 @@ type Schemas = components['schemas'];
 export type Endpoint = Schemas['EndpointDto'];
 export type EndpointList = Schemas['EndpointListResponseDto'];
 export type CreatedEndpoint = Schemas['EndpointResponseDto'];
+export type DestinationList = Schemas['DestinationListResponseDto'];
 export type CapturedEvent = Schemas['EventDto'];
 export type EventList = Schemas['EventListResponseDto'];
 export type EventWithDeliveries = Schemas['EventResponseDto'];
@@ -69,6 +70,10 @@ export class HooktrailApi {
 
   createEndpoint(name: string): Promise<CreatedEndpoint> {
     return this.request('POST', '/api/endpoints', { name });
+  }
+
+  listDestinations(endpointId: string): Promise<DestinationList> {
+    return this.request('GET', `/api/endpoints/${encodeURIComponent(endpointId)}/destinations`);
   }
 
   listEvents(endpointId: string, query: EventListQuery): Promise<EventList> {

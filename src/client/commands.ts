@@ -2,7 +2,14 @@ import { type EventListQuery, HooktrailApi } from './api-client';
 import { CliError } from './cli-error';
 import { configPath, normaliseUrl, readConfig, resolveSettings, saveConfig } from './config-store';
 import { findEndpoint } from './endpoint-resolution';
-import { createdEndpointView, endpointsView, eventsView, eventView, replayView } from './human-views';
+import {
+  createdEndpointView,
+  destinationsView,
+  endpointsView,
+  eventsView,
+  eventView,
+  replayView,
+} from './human-views';
 import { ListenSession } from './listen-session';
 import type { Output } from './output';
 
@@ -55,6 +62,15 @@ export async function createEndpoint(context: CommandContext, name: string): Pro
   const api = await connect(context);
   const answer = await context.output.busy('Creating the endpoint', () => api.createEndpoint(name));
   context.output.result(answer, createdEndpointView);
+}
+
+export async function listDestinations(context: CommandContext, endpointReference: string): Promise<void> {
+  const api = await connect(context);
+  const answer = await context.output.busy('Loading destinations', async () => {
+    const endpoint = await findEndpoint(api, endpointReference);
+    return api.listDestinations(endpoint.id);
+  });
+  context.output.result(answer, destinationsView);
 }
 
 export async function listEvents(

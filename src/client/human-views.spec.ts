@@ -1,6 +1,6 @@
 import pc from 'picocolors';
-import type { CapturedEvent, EventList } from './api-client';
-import { bodyPreview, eventsView, forwardLine, localTime, table } from './human-views';
+import type { CapturedEvent, DestinationList, EventList } from './api-client';
+import { bodyPreview, destinationsView, eventsView, forwardLine, localTime, table } from './human-views';
 
 const plain = pc.createColors(false);
 
@@ -39,6 +39,49 @@ describe(table.name, () => {
         plain,
       ),
     ).toBe(['NAME      ID', 'Payments  1', 'Git       22'].join('\n'));
+  });
+});
+
+describe(destinationsView.name, () => {
+  type Destination = DestinationList['destinations'][number];
+  const destination = (overrides: Partial<Destination>): Destination => ({
+    id: 'd_1',
+    endpoint_id: '66fe9c62-607b-4d4b-8335-dbe5436dad48',
+    url: 'https://api.example.com/hooks',
+    secret: null,
+    secret_set: false,
+    is_active: true,
+    rate_limit: null,
+    rate_limit_period: 'second',
+    max_in_flight: null,
+    paused: false,
+    paused_reason: null,
+    auto_pause_after: null,
+    ordering: 'none',
+    filter: null,
+    created_at: '2026-11-23T10:00:00.000Z',
+    backlog: { pending: 0, oldest_pending_at: null },
+    ...overrides,
+  });
+
+  it('shows a secret given, says one is set when the API hid it for the role, and none when there is none', () => {
+    const destinations = [
+      destination({ id: 'd_1', secret: 'whsec_abc', secret_set: true }),
+      destination({ id: 'd_2', url: 'https://b.example.com/', secret: null, secret_set: true }),
+      destination({ id: 'd_3', url: 'https://c.example.com/', is_active: false }),
+    ];
+    expect(destinationsView({ destinations }, plain).split('\n')).toEqual([
+      'URL                            ID   ACTIVE  SECRET',
+      'https://api.example.com/hooks  d_1  yes     whsec_abc',
+      'https://b.example.com/         d_2  yes     (set, hidden for your role)',
+      'https://c.example.com/         d_3  no      none',
+    ]);
+  });
+
+  it('says when there are none', () => {
+    expect(destinationsView({ destinations: [] }, plain)).toBe(
+      'No destinations: events are stored but not forwarded.',
+    );
   });
 });
 

@@ -2,6 +2,7 @@ import type { Colors } from 'picocolors/types';
 import type {
   CapturedEvent,
   CreatedEndpoint,
+  DestinationList,
   Endpoint,
   EndpointList,
   EventList,
@@ -52,6 +53,29 @@ export function createdEndpointView({ endpoint }: CreatedEndpoint, colors: Color
     `${colors.green('Created')} endpoint ${colors.bold(endpoint.name)} (${endpoint.id})`,
     `Capture URL: ${endpoint.capture_url}`,
   ].join('\n');
+}
+
+/**
+ * A destination's signing secret as the API answered it: the secret itself to those who may change the
+ * destination, else only whether one is set (a viewer of its team, a read-only API key).
+ */
+export function secretText({ secret, secret_set }: { secret: string | null; secret_set: boolean }): string {
+  if (secret !== null) return secret;
+  return secret_set ? '(set, hidden for your role)' : 'none';
+}
+
+export function destinationsView({ destinations }: DestinationList, colors: Colors): string {
+  if (destinations.length === 0) return 'No destinations: events are stored but not forwarded.';
+  return table(
+    ['URL', 'ID', 'ACTIVE', 'SECRET'],
+    destinations.map((destination) => [
+      destination.url,
+      destination.id,
+      destination.is_active ? 'yes' : 'no',
+      secretText(destination),
+    ]),
+    colors,
+  );
 }
 
 /** A body on one line, cut to fit a table; a body that is not text by its size. */

@@ -7,6 +7,7 @@ import {
   getEvent,
   type ListenCommandOptions,
   listen,
+  listDestinations,
   listEndpoints,
   listEvents,
   login,
@@ -66,6 +67,17 @@ export function buildProgram(env: NodeJS.ProcessEnv): Command {
     .command('create <name>')
     .description('create an endpoint and print its capture URL')
     .action((name: string, _options: unknown, command: Command) => createEndpoint(context(command), name));
+
+  program
+    .command('destinations')
+    .description("an endpoint's destinations")
+    .command('list <endpoint>')
+    .description(
+      'list the destinations of an endpoint (id or name); a signing secret only to a key that may change it',
+    )
+    .action((endpoint: string, _options: unknown, command: Command) =>
+      listDestinations(context(command), endpoint),
+    );
 
   const events = program.command('events').description("an endpoint's captured events");
   events
