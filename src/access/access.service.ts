@@ -32,7 +32,8 @@ function mayWrite(caller: AuthUser, role: Role, kind: ResourceKind): boolean {
 
 /**
  * "May this caller do this on this resource?", for every route: 404 when the caller cannot see the
- * resource at all (exactly as when it does not exist), 403 when their role is too low.
+ * resource at all (exactly as when it does not exist), 403 when their role is too low. The grant it
+ * answers also says whether the caller may write the resource (`mayWrite`), which decides secrets.
  */
 @Injectable()
 export class AccessService {
