@@ -332,6 +332,40 @@ describe('AI analysis with Gemini (a fake Gemini server)', () => {
     }
   });
 
+  it('drops a cached diagnosis once new attempts happen, and asks again', async () => {
+    const sink = await HttpsDestination.start();
+    sink.respondWith(answer(500, 'database is down'));
+    const database = new Client({ connectionString: sut.env.DATABASE_URL });
+    await database.connect();
+    try {
+      const own = await createEndpoint(sut.url);
+      await setPlan(sut, own.user.email, 'team');
+      await addDestination(sut.url, own, sink.url);
+      const failing = await capture(own, '{"n":1}');
+      await waitForEvent(sut.url, own, failing, hasStatus('failed'));
+      const diagnose = () =>
+        api(sut.url, 'GET', route(own, failing, 'diagnose'), { token: own.user.accessToken });
+      gemini.answerWith({ text: 'The destination answered 500.' });
+      expect((await diagnose()).body.diagnosis).toBe('The destination answered 500.');
+      expect((await diagnose()).body.diagnosis).toBe('The destination answered 500.');
+      const asked = gemini.requests.length;
+
+      // The retry (1 s later) succeeds: the diagnosis made before it is dropped and not served again.
+      await waitForEvent(sut.url, own, failing, hasStatus('delivered'));
+      gemini.answerWith({ text: 'Delivered on the second attempt.' });
+      expect((await diagnose()).body.diagnosis).toBe('Delivered on the second attempt.');
+      expect(gemini.requests).toHaveLength(asked + 1);
+      const { rows } = await database.query(
+        `select result from ai_results where event_id = $1 and operation = 'diagnose'`,
+        [failing],
+      );
+      expect(rows).toEqual([{ result: 'Delivered on the second attempt.' }]);
+    } finally {
+      await database.end();
+      await sink.close();
+    }
+  });
+
   it('falls back to the local engine when Gemini fails, and asks Gemini again next time', async () => {
     gemini.answerWith({ status: 500 });
     const response = await api(sut.url, 'GET', route(fixture, eventId, 'diagnose'), {

@@ -2,7 +2,18 @@ import { HttpsDestination } from './support/https-destination';
 import { ThrowawayRedis } from './support/redis-server';
 import { spawnService, startServiceProcess, stopService } from './support/service-process';
 import { startTestApp } from './support/test-app';
-import { addDestination, capture, createEndpoint, hasStatus, waitForEvent } from './support/webhook-fixtures';
+import {
+  addDestination,
+  capture,
+  createEndpoint,
+  getEvent,
+  hasStatus,
+  waitForEvent,
+} from './support/webhook-fixtures';
+
+interface EventWithDeliveries {
+  deliveries: { status: string; attempt_count: number; attempts: unknown[] }[];
+}
 
 describe('delivery: worker processes', () => {
   it('shares the work of two worker processes without delivering anything twice', async () => {
@@ -108,6 +119,60 @@ describe('delivery: nothing is lost', () => {
       expect(event.deliveries).toHaveLength(1);
       expect(sink.received.length).toBeGreaterThanOrEqual(2);
       expect(new Set(sink.received.map((request) => request.headers['hooktrail-id'])).size).toBe(1);
+    } finally {
+      await stopService(first, 'SIGKILL');
+      if (second) await stopService(second);
+      await sut.close();
+      await sink.close();
+    }
+  }, 120_000);
+
+  it('does not count an attempt cut off by a worker shutdown: no attempt recorded, no retry used, the delivery sent again', async () => {
+    const sink = await HttpsDestination.start();
+    let stopFirstWorker: () => void = () => undefined;
+    // The first request is held unanswered while its worker shuts down (SIGTERM), which cuts it off.
+    sink.respondWith(() => stopFirstWorker());
+    const sut = await startTestApp({ APP_ROLE: 'api', DELIVERY_RETRY_DELAYS_MS: '60000,60000,60000,60000' });
+    const workerEnv = {
+      APP_ROLE: 'worker',
+      DATABASE_URL: sut.env.DATABASE_URL,
+      REDIS_URL: sut.env.REDIS_URL,
+      REDIS_PREFIX: sut.env.REDIS_PREFIX,
+      DELIVERY_RETRY_DELAYS_MS: '60000,60000,60000,60000',
+      DELIVERY_ALLOW_PRIVATE_NETWORKS: 'true',
+      LOG_LEVEL: 'warn',
+    };
+    const first = await spawnService(workerEnv);
+    let second: Awaited<ReturnType<typeof spawnService>> | undefined;
+    try {
+      const stopped = new Promise<number | string>((resolve) => {
+        stopFirstWorker = () => resolve(stopService(first));
+      });
+      const fixture = await createEndpoint(sut.url);
+      await addDestination(sut.url, fixture, sink.url);
+      const eventId = await capture(fixture);
+      expect(await stopped).toBe(0);
+      const cutOff = (await getEvent(sut.url, fixture, eventId)) as EventWithDeliveries;
+      expect(cutOff.deliveries[0]).toMatchObject({ status: 'pending', attempt_count: 0, attempts: [] });
+
+      second = await spawnService(workerEnv);
+      // Well within the first retry delay (60 s): it was picked up again, not retried on the schedule.
+      const event = (await waitForEvent(
+        sut.url,
+        fixture,
+        eventId,
+        hasStatus('delivered'),
+        30_000,
+      )) as EventWithDeliveries;
+      expect(sink.received).toHaveLength(2);
+      expect(new Set(sink.received.map((request) => request.headers['hooktrail-id'])).size).toBe(1);
+      expect(event.deliveries).toHaveLength(1);
+      expect(event.deliveries[0]).toMatchObject({
+        status: 'delivered',
+        attempt_count: 1,
+        response_code: 200,
+      });
+      expect(event.deliveries[0].attempts).toHaveLength(1);
     } finally {
       await stopService(first, 'SIGKILL');
       if (second) await stopService(second);

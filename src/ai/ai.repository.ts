@@ -62,7 +62,16 @@ export class AiRepository {
     return rows[0] ? { text: rows[0].result, provider: rows[0].provider as AiProviderName } : null;
   }
 
+  /**
+   * Keeps an answer. A diagnosis first drops the event's earlier ones: made before its latest attempts,
+   * they read attempts that are no longer the whole story, and are never served again.
+   */
   async store(eventId: string, operation: string, parameters: string, answer: AiAnswer): Promise<void> {
+    if (operation === 'diagnose')
+      await this.knex.raw(
+        `delete from ai_results where event_id = ? and operation = 'diagnose' and parameters <> ?`,
+        [eventId, parameters],
+      );
     await this.knex.raw(
       `insert into ai_results (event_id, operation, parameters, provider, result) values (?, ?, ?, ?, ?)
        on conflict (event_id, operation, parameters) do update set provider = excluded.provider, result = excluded.result, created_at = now()`,

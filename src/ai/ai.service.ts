@@ -10,8 +10,8 @@ type Operation = 'explain' | 'schema' | 'handler' | 'diagnose';
 
 /**
  * The AI operations on a caller's event, cached per event, operation and parameters. A diagnosis is
- * cached together with the attempts it read, so a new attempt gets a new diagnosis. Only the configured
- * engine's answers are cached, not a fallback's.
+ * cached together with the attempts it read, so a new attempt gets a new diagnosis (which drops the old
+ * one). Only the configured engine's answers are cached, not a fallback's.
  */
 @Injectable()
 export class AiService {

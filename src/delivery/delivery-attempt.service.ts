@@ -11,8 +11,13 @@ import {
   type DestinationContext,
   type RecordedAttempt,
 } from './attempts.repository';
-import { DeferredDeliveryError, RetryableDeliveryError, retryDelay } from './delivery-jobs';
-import { DeliverySender, forwardedHeaders } from './delivery-sender';
+import {
+  AbandonedAttemptError,
+  DeferredDeliveryError,
+  RetryableDeliveryError,
+  retryDelay,
+} from './delivery-jobs';
+import { DeliverySender, forwardedHeaders, ShutDownError } from './delivery-sender';
 import { DestinationSlots } from './destination-slots';
 import { FifoPumps } from './fifo-pumps.service';
 import { FlowControlGate, type GateAnswer } from './flow-control-gate';
@@ -231,6 +236,10 @@ export class DeliveryAttemptService {
         headers,
         body: delivery.body,
       });
+    } catch (error) {
+      // Cut off by this worker's shutdown: not an attempt (nothing recorded, no retry used); sent again.
+      if (error instanceof ShutDownError) throw new AbandonedAttemptError(delivery.id);
+      throw error;
     } finally {
       // Recording the outcome needs no body: it is let go now, so that a delivery waiting for its record
       // holds no more memory than its outcome.

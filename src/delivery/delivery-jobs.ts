@@ -80,6 +80,21 @@ export class DeferredDeliveryError extends Error {
   }
 }
 
+/** An attempt cut off by its worker's shutdown is sent again after this pause, by another worker (or this one back). */
+export const ABANDONED_ATTEMPT_DELAY_MS = 1000;
+
+/**
+ * Thrown when the worker shut down before the destination answered (its connections are closed): the
+ * attempt is abandoned, not failed. Nothing is recorded, no retry is used, and the job runs again after
+ * `ABANDONED_ATTEMPT_DELAY_MS`, as a deferred one does.
+ */
+export class AbandonedAttemptError extends DeferredDeliveryError {
+  constructor(deliveryId: string) {
+    super(deliveryId, ABANDONED_ATTEMPT_DELAY_MS);
+    this.message = `attempt of delivery ${deliveryId} abandoned: its worker shut down before the destination answered`;
+  }
+}
+
 /**
  * Runs of a job beyond its attempts: deferrals (and unexpected errors). PostgreSQL, not Bull, decides
  * when a delivery is finished, so this only bounds a job that keeps failing without an attempt; the

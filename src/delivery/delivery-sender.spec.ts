@@ -3,7 +3,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { once } from 'node:events';
 import { Webhook } from 'standardwebhooks';
-import { createHttpDispatcher, DeliverySender, forwardedHeaders } from './delivery-sender';
+import { createHttpDispatcher, DeliverySender, forwardedHeaders, ShutDownError } from './delivery-sender';
 import { signPayload } from './signature-signer';
 
 describe('forwarded request', () => {
@@ -239,5 +239,24 @@ describe('what a destination receives', () => {
     const outcome = await sender.send(postTo(`${origin}/hook`));
     expect(outcome).toMatchObject({ responseCode: null, failureKind: 'connection' });
     expect(outcome.error).toMatch(/100 Continue that was not asked for/);
+  });
+});
+
+describe('a shutdown', () => {
+  it('throws ShutDownError for a request it cuts off before the answer, and for one asked after it', async () => {
+    const server = createServer(() => undefined); // never answers
+    const arrived = once(server, 'request');
+    const origin = await listenLocally(server);
+    const sender = localSender();
+    try {
+      const cutOff = sender.send(postTo(`${origin}/hook`));
+      await arrived;
+      await sender.onModuleDestroy();
+      await expect(cutOff).rejects.toBeInstanceOf(ShutDownError);
+      await expect(sender.send(postTo(`${origin}/hook`))).rejects.toBeInstanceOf(ShutDownError);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });

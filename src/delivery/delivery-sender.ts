@@ -64,6 +64,13 @@ export interface AttemptOutcome {
   failureKind: FailureKind | null;
 }
 
+/** A request cut off, or refused, because the sender is shutting down: no attempt was made. */
+export class ShutDownError extends Error {
+  constructor() {
+    super('the sender shut down before the destination answered');
+  }
+}
+
 /** The keep-alive connection pools the sender dials through (undici's: one pool per origin). */
 export const HTTP_DISPATCHER = Symbol('HTTP_DISPATCHER');
 
@@ -265,12 +272,14 @@ function withUserInfo(url: URL, headers: OutgoingRequest['headers']): OutgoingRe
 
 /**
  * Sends one attempt with undici's dispatcher, straight on its keep-alive pools: no redirects followed, no
- * proxy, the original headers as they are (undici adds Content-Length for the body). Never throws: every
- * failure becomes an outcome with its error.
+ * proxy, the original headers as they are (undici adds Content-Length for the body). Every failure becomes
+ * an outcome with its error, but one: a request the sender's own shutdown cut off (or refused) before the
+ * destination answered throws `ShutDownError`, since the destination did not fail.
  */
 @Injectable()
 export class DeliverySender implements OnModuleDestroy {
   private readonly timeoutMs: number;
+  private closed = false;
 
   constructor(
     @Inject(HTTP_DISPATCHER) private readonly dispatcher: Dispatcher,
@@ -286,6 +295,7 @@ export class DeliverySender implements OnModuleDestroy {
     try {
       response = await this.request(request);
     } catch (error) {
+      if (this.closed) throw new ShutDownError();
       return {
         responseCode: null,
         responseBody: null,
@@ -368,6 +378,7 @@ export class DeliverySender implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.closed = true;
     await this.dispatcher.destroy();
   }
 }
