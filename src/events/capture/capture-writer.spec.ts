@@ -46,8 +46,8 @@ function fakeClaims(available = true) {
     claim: async (asks: (ClaimRequest | null)[], timeoutMs: number) => {
       timeouts.push(timeoutMs);
       if (!available) return null;
-      // Redis has held every claim since long before: none is looked up in PostgreSQL.
-      const since = 0;
+      // Redis has held every claim ever made: none is looked up in PostgreSQL.
+      const since = Number.NEGATIVE_INFINITY;
       const answered = asks.map((ask) => {
         if (ask === null) return null;
         const claim = held.get(ask.key) ?? {
