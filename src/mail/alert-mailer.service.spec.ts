@@ -216,10 +216,11 @@ describe(AlertMailer.name, () => {
 
     // The retry, SMTP back: the mail goes, and the channels are not told again of what they know.
     notified.length = 0;
-    unsent = { ...batchOf(2), unnotifiedIds: [] };
+    unsent = { ...batchOf(3), unnotifiedIds: ['alert-2'] };
     await sut.sendFor('endpoint-1');
     expect(sent).toHaveLength(1);
     expect(marked).toEqual(['mail-1']);
-    expect(notified).toHaveLength(0);
+    expect(notified).toHaveLength(1);
+    expect(notified[0].data).toMatchObject({ count: 1, events: [{ id: 'event-2' }] });
   });
 });

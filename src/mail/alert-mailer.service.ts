@@ -71,8 +71,8 @@ interface AlertMail {
  * of its team, in one mail): one alert, or a digest of every alert since the last mail, never more than one
  * mail per endpoint per ALERT_WINDOW_MS. No network call happens in a transaction: the mail is claimed in a
  * short one (under the endpoint's lock), sent outside any, and marked sent after, so a slow mail server
- * holds neither a database connection nor the lock. Its Message-ID is the claim's mail id, the same on
- * every try. An SMTP error ends the claim and throws, the rows stay unsent and Bull retries the job: an
+ * holds neither a database connection nor the lock. Its Message-ID is the claim's mail id, which a mail
+ * sent again after its worker died keeps. An SMTP error ends the claim and throws, the rows stay unsent and Bull retries the job: an
  * outage delays the mail and loses nothing. The holders' notification channels subscribed to `dead_letter`
  * are told about the same batch (their outbox rows are written in the transaction that claims it), and
  * digest it further by channel.

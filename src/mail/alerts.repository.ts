@@ -25,7 +25,7 @@ export interface AlertRecipient {
 }
 
 export interface AlertBatch {
-  /** The mail's id (its Message-ID): the same on every try of the mail, whichever worker makes it. */
+  /** The mail's id (its Message-ID): kept when a worker that died with the mail claimed leaves it to another. */
   mailId: string;
   endpointId: string;
   endpointName: string;
@@ -79,8 +79,8 @@ export class AlertsRepository {
   }
 
   /**
-   * Claims the endpoint's next mail for `leaseMs`: the one a worker began and did not finish (it failed,
-   * or its worker died), again with the same alerts and id, else a new one of every unsent alert. Answers
+   * Claims the endpoint's next mail for `leaseMs`: the one whose worker died sending it (its claim ran
+   * out), again with the same alerts and id, else a new one of every unsent alert. Answers
    * all its alert ids, and the events of the `listed` oldest with their dead-lettered destinations (a
    * flood of thousands is counted, not written out in one mail). Only when no claim is running
    * (`claimedUntil`), under the endpoint's lock.
@@ -148,13 +148,17 @@ export class AlertsRepository {
     );
   }
 
-  /** The mail failed: the next try (Bull's retry) takes it again at once, with the same alerts and id. */
+  /**
+   * SMTP refused the mail (or never answered): its alerts are unclaimed, and the next try (Bull's retry)
+   * mails them with those that came since, as a new mail, and tells the channels of those at once.
+   */
   async release(mailId: string): Promise<void> {
     await this.em
       .getKnex()
-      .raw(`update dead_letter_alerts set claimed_until = null where mail_id = ? and sent_at is null`, [
-        mailId,
-      ]);
+      .raw(
+        `update dead_letter_alerts set mail_id = null, claimed_until = null where mail_id = ? and sent_at is null`,
+        [mailId],
+      );
   }
 
   async markNotified(trx: Knex, alertIds: string[]): Promise<void> {

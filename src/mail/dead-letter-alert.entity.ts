@@ -26,7 +26,7 @@ export class DeadLetterAlert {
   @Property({ type: 'timestamptz', nullable: true })
   sentAt: Date | null = null;
 
-  /** The mail that covers the alert, set when it is claimed: its Message-ID, the same on every try. */
+  /** The mail that covers the alert, set when it is claimed: its Message-ID, kept if its worker dies. */
   @Property({ type: 'uuid', nullable: true })
   mailId: string | null = null;
 

@@ -2,8 +2,8 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * Dead-letter alerts are claimed for a mail, and no longer mailed inside their lock's transaction: `mail_id`
- * names the mail that covers an alert (its Message-ID, the same on every try of that mail), `claimed_until`
- * ends the claim of the worker sending it, after which another worker takes the same mail again.
+ * names the mail that covers an alert (its Message-ID), `claimed_until` ends the claim of the worker sending
+ * it, after which (the worker died) another worker sends the same mail again, with the same Message-ID.
  */
 export class Migration20261215010000_dead_letter_alert_claims extends Migration {
   override async up(): Promise<void> {
