@@ -203,9 +203,8 @@ async function ledger(db, acknowledged) {
   return books;
 }
 
-/** Status counts and answer times of the captures sent in [from, to). */
-function answers(results, from = -Infinity, to = Infinity) {
-  const sent = results.filter((result) => result.sentAt >= from && result.sentAt < to);
+/** Status counts and answer times of `sent`. */
+function answers(sent) {
   const statuses = {};
   for (const result of sent) {
     const key = result.status === 0 ? 'unanswered' : String(result.status);
@@ -226,15 +225,15 @@ const statusText = (statuses) =>
     .map(([status, n]) => `${status}: ${count(n)}`)
     .join(', ');
 
-/** A fault's window: from its start to 5 s after the service had all of its parts back. */
-const AFTER_FAULT_MS = 5_000;
+/** Whether a capture was sent during one of `faults`: from its start to 5 s after all was back. */
+const sentDuring = (faults) => (result) =>
+  faults.some((fault) => result.sentAt >= fault.at && result.sentAt < fault.backAt + 5_000);
 
 function report({ results, faults, books, sinkStats, settleMs, loadStart, loadMs }) {
   const acknowledged = results.filter((result) => result.status === 200).length;
   const lost = books.notStored.length + books.unaccounted.length;
-  const inFault = (result) =>
-    faults.some((fault) => result.sentAt >= fault.at && result.sentAt < fault.backAt + AFTER_FAULT_MS);
-  const calm = answers(results.filter((result) => !inFault(result)));
+  const inAnyFault = sentDuring(faults);
+  const calm = answers(results.filter((result) => !inAnyFault(result)));
   const lines = [
     `## Fault soak, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     '',
@@ -262,11 +261,7 @@ function report({ results, faults, books, sinkStats, settleMs, loadStart, loadMs
   ];
   for (const kind of ['redis', 'postgres', 'worker']) {
     const ofKind = faults.filter((fault) => fault.kind === kind);
-    const during = answers(
-      results.filter((result) =>
-        ofKind.some((fault) => result.sentAt >= fault.at && result.sentAt < fault.backAt + AFTER_FAULT_MS),
-      ),
-    );
+    const during = answers(results.filter(sentDuring(ofKind)));
     const label = {
       redis: 'Redis killed, started again empty',
       postgres: 'PostgreSQL crashed (immediate), started again',
