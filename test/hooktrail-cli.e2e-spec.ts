@@ -569,7 +569,9 @@ describe('hooktrail (the command-line client)', () => {
     });
 
     it('an endpoint that is not found, or a name that several endpoints share', async () => {
-      expect(await hooktrail(['events', 'list', 'Nope'])).toEqual(failure('endpoint not found: Nope'));
+      expect(await hooktrail(['events', 'list', 'Nope'])).toEqual(
+        failure('endpoint not found: Nope (see hooktrail endpoints list)'),
+      );
       const [first, second] = [await createEndpoint('Twin'), await createEndpoint('Twin')];
       expect(await hooktrail(['events', 'list', 'Twin'])).toEqual(
         failure(`2 endpoints are named "Twin" (${second.id}, ${first.id}): use an id`),
