@@ -127,6 +127,28 @@ describe('start-up', () => {
     }
   });
 
+  it('logs a line when a SIGTERM shutdown begins and one, with its duration, when it is done', async () => {
+    const env = isolatedEnvironment({ LOG_LEVEL: 'info' });
+    const service = await spawnService(env);
+    try {
+      expect(await stopService(service, 'SIGTERM')).toBe(0);
+      const lines = service
+        .output()
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as { level: number; context?: string; msg: string })
+        .filter((record) => record.context === 'Hooktrail' && record.level === 30)
+        .map((record) => record.msg);
+      expect(lines.slice(-2)).toEqual([
+        'Hooktrail is shutting down (SIGTERM)',
+        expect.stringMatching(/^Hooktrail stopped in \d+ ms$/),
+      ]);
+    } finally {
+      await stopService(service, 'SIGKILL');
+      await removeIsolated(env);
+    }
+  });
+
   it('creates a missing database, applies the migrations, and with APP_ROLE=worker serves /health but no API; SIGTERM exits 0', async () => {
     const env = isolatedEnvironment({ APP_ROLE: 'worker' });
     const service = await spawnService(env);
