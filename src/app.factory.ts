@@ -66,6 +66,14 @@ export async function createApp(
     { bufferLogs: true, abortOnError: false },
   );
   app.useLogger(app.get(Logger));
+  // Here rather than where the SecretBox is made: the delivery thread makes one too, and a start warns once.
+  if (!env.ENCRYPTION_KEY)
+    app
+      .get(Logger)
+      .warn(
+        'ENCRYPTION_KEY is not set: secrets are sealed under a generated key kept in the database (set ENCRYPTION_KEY in production)',
+        'Secrets',
+      );
   closeConnectionsWhenClosing(app);
   // The capture URL is answered before Fastify (so without helmet's browser-only headers too).
   if (env.APP_ROLE !== 'worker') {
