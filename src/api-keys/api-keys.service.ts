@@ -84,7 +84,9 @@ export class ApiKeysService {
    * opened with it end.
    */
   async revoke(userId: string, keyId: string): Promise<void> {
-    const deleted = await this.em.fork({ keepTransactionContext: true }).nativeDelete(ApiKey, { id: keyId, user: userId });
+    const deleted = await this.em
+      .fork({ keepTransactionContext: true })
+      .nativeDelete(ApiKey, { id: keyId, user: userId });
     if (deleted === 0) throw new NotFoundException('API key not found');
     this.recordedUse.delete(keyId);
     await this.revocations.announce(revoked.apiKey(keyId));

@@ -41,7 +41,9 @@ export class ReplayService {
     await afterCommit(async () => {
       this.queue
         .dispatch(deliveryIds)
-        .catch((error: Error) => this.logger.warn(`replay enqueue deferred to the sweeper: ${error.message}`));
+        .catch((error: Error) =>
+          this.logger.warn(`replay enqueue deferred to the sweeper: ${error.message}`),
+        );
     });
     return { ok: true, jobId: dispatchId };
   }

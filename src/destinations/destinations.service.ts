@@ -124,7 +124,10 @@ export class DestinationsService {
   private async inBackground(destination: Destination, work: () => Promise<number>): Promise<void> {
     await afterCommit(async () => {
       work().catch((error: Error) =>
-        this.logger.warn({ destinationId: destination.id, err: error }, 'waiting deliveries not moved on yet'),
+        this.logger.warn(
+          { destinationId: destination.id, err: error },
+          'waiting deliveries not moved on yet',
+        ),
       );
     });
   }

@@ -45,7 +45,9 @@ export class BulkReplaysService {
     await afterCommit(async () => {
       this.queue
         .add({ bulkReplayId: replay.id }, bulkReplayJobOptions(replay.id))
-        .catch((error: Error) => this.logger.warn(`bulk replay start deferred to the sweep: ${error.message}`));
+        .catch((error: Error) =>
+          this.logger.warn(`bulk replay start deferred to the sweep: ${error.message}`),
+        );
     });
     return replay;
   }
