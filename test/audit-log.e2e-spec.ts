@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { AUDITED_ROUTES, NOT_AUDITED, routeKey } from '../src/audit/audit-actions';
 import { REDACTED } from '../src/audit/audit-changes';
@@ -339,6 +339,31 @@ describe('audit log', () => {
       return { user, endpointId: endpoint.id, destinationId, eventId };
     };
 
+    const createChannel = (user: RegisteredUser) =>
+      call(user, 'POST', '/api/notification-channels', {
+        type: 'webhook',
+        target: `${receiver.url}/notify`,
+        events: ['dead_letter'],
+      });
+
+    /** A new user with a webhook notification channel. */
+    const userWithChannel = async () => {
+      const user = await registerUser(sut.url);
+      const channelId = (await expectStatus(createChannel(user), 201)).channel.id as string;
+      return { user, channelId };
+    };
+
+    /** A pending invitation to `invitee`, made in the database: its token is not mailed (no SMTP here). */
+    const invitationOf = async (teamId: string, inviter: RegisteredUser, invitee: RegisteredUser) => {
+      const token = randomBytes(32).toString('base64url');
+      const { rows } = await db.query<{ id: string }>(
+        `insert into team_invitations (team_id, email, role, token_hash, invited_by, expires_at)
+         values ($1, lower($2), 'member', $3, $4, now() + interval '1 day') returning id`,
+        [teamId, invitee.email, createHash('sha256').update(token).digest('hex'), inviter.id],
+      );
+      return { token, invitationId: rows[0].id };
+    };
+
     /** A team of a new owner's, with a member. */
     const teamWithMember = async () => {
       const [teamOwner, member] = await Promise.all([registerUser(sut.url), registerUser(sut.url)]);
@@ -422,6 +447,15 @@ describe('audit log', () => {
           rows: countOf('bulk_replays', 'endpoint_id', endpointId),
         };
       },
+      'bulk_replay.cancelled': async () => {
+        const { user, endpointId } = await endpointWithEvent();
+        const base = `/api/endpoints/${endpointId}/bulk-replays`;
+        const replayId = (await expectStatus(call(user, 'POST', base, {}), 202)).bulk_replay.id as string;
+        return {
+          call: () => call(user, 'POST', `${base}/${replayId}/cancel`),
+          rows: [`select status from bulk_replays where id = $1`, [replayId]],
+        };
+      },
       'api_key.created': async () => {
         const user = await registerUser(sut.url);
         return {
@@ -440,30 +474,22 @@ describe('audit log', () => {
       'notification_channel.created': async () => {
         const user = await registerUser(sut.url);
         return {
-          call: () =>
-            call(user, 'POST', '/api/notification-channels', {
-              type: 'webhook',
-              target: `${receiver.url}/notify`,
-              events: ['dead_letter'],
-            }),
+          call: () => createChannel(user),
           rows: countOf('notification_channels', 'user_id', user.id),
         };
       },
       'notification_channel.deleted': async () => {
-        const user = await registerUser(sut.url);
-        const channel = (
-          await expectStatus(
-            call(user, 'POST', '/api/notification-channels', {
-              type: 'webhook',
-              target: `${receiver.url}/notify`,
-              events: ['dead_letter'],
-            }),
-            201,
-          )
-        ).channel as { id: string };
+        const { user, channelId } = await userWithChannel();
         return {
-          call: () => call(user, 'DELETE', `/api/notification-channels/${channel.id}`),
-          rows: countOf('notification_channels', 'id', channel.id),
+          call: () => call(user, 'DELETE', `/api/notification-channels/${channelId}`),
+          rows: countOf('notification_channels', 'id', channelId),
+        };
+      },
+      'notification_channel.tested': async () => {
+        const { user, channelId } = await userWithChannel();
+        return {
+          call: () => call(user, 'POST', `/api/notification-channels/${channelId}/test`),
+          rows: [`select status, last_sent_at from notification_channels where id = $1`, [channelId]],
         };
       },
       'issue.updated': async () => {
@@ -517,6 +543,23 @@ describe('audit log', () => {
           rows: countOf('team_members', 'team_id', teamId),
         };
       },
+      'invitation.revoked': async () => {
+        const { teamOwner, teamId } = await teamWithMember();
+        const { invitationId } = await invitationOf(teamId, teamOwner, await registerUser(sut.url));
+        return {
+          call: () => call(teamOwner, 'DELETE', `/api/teams/${teamId}/invitations/${invitationId}`),
+          rows: countOf('team_invitations', 'id', invitationId),
+        };
+      },
+      'invitation.accepted': async () => {
+        const { teamOwner, teamId } = await teamWithMember();
+        const invitee = await registerUser(sut.url);
+        const { token } = await invitationOf(teamId, teamOwner, invitee);
+        return {
+          call: () => call(invitee, 'POST', '/api/invitations/accept', { token }),
+          rows: countOf('team_members', 'team_id', teamId),
+        };
+      },
       'invitation.created': async () => {
         const { teamOwner, teamId } = await teamWithMember();
         return {
@@ -551,12 +594,9 @@ describe('audit log', () => {
       await db.query(`drop table audit_faults`);
     });
 
-    it('covers a create, an update and a delete of each kind of resource', () => {
-      const covered = Object.keys(CASES);
-      const audited = new Set(Object.values(AUDITED_ROUTES).map((route) => route.action));
-      expect(covered.filter((action) => !audited.has(action))).toEqual([]);
-      for (const verb of ['created', 'updated', 'deleted'])
-        expect(covered.filter((action) => action.endsWith(`.${verb}`)).length).toBeGreaterThanOrEqual(3);
+    it('tries every audited action', () => {
+      const audited = Object.values(AUDITED_ROUTES).map((route) => route.action);
+      expect(Object.keys(CASES).sort()).toEqual([...new Set(audited)].sort());
     });
 
     it.each(Object.keys(CASES))(
