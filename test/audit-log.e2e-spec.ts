@@ -1,8 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
 import { Client } from 'pg';
 import { AUDITED_ROUTES, NOT_AUDITED, routeKey } from '../src/audit/audit-actions';
 import { REDACTED } from '../src/audit/audit-changes';
+import { BULK_REPLAY_QUEUE } from '../src/delivery/bulk-replay/bulk-replay-jobs';
 import { api, createApiKey, registerUser, type RegisteredUser } from './support/api-client';
+import { eventually } from './support/eventually';
 import { HttpsDestination } from './support/https-destination';
 import { loadOpenApi, type OpenApiDocument, operationsOf } from './support/openapi-document';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -312,6 +316,8 @@ describe('audit log', () => {
     interface FaultCase {
       call: () => ReturnType<typeof call>;
       rows: [sql: string, parameters: unknown[]];
+      /** What else the call must have done once it succeeded, and not when it failed (since: a Date.now()). */
+      sideEffects?: (succeeded: Awaited<ReturnType<typeof call>>, since: number) => Promise<void>;
     }
 
     const rowsOf = async ([sql, parameters]: FaultCase['rows']) => (await db.query(sql, parameters)).rows;
@@ -445,6 +451,17 @@ describe('audit log', () => {
         return {
           call: () => call(user, 'POST', `/api/endpoints/${endpointId}/bulk-replays`, {}),
           rows: countOf('bulk_replays', 'endpoint_id', endpointId),
+          // The replay's Bull job goes once it has committed: the failed call added none. Bull's client sends
+          // in order, so once the second call's job is in Redis, a job of the first would be too.
+          sideEffects: async (succeeded, since) => {
+            const queue = sut.app.get<Queue>(getQueueToken(BULK_REPLAY_QUEUE));
+            const replayId = succeeded.body.bulk_replay.id as string;
+            const jobs = await eventually(
+              () => queue.getJobs(['waiting', 'paused', 'delayed', 'active']),
+              (found) => found.some((job) => job.id === replayId),
+            );
+            expect(jobs.filter((job) => job.timestamp >= since).map((job) => job.id)).toEqual([replayId]);
+          },
         };
       },
       'bulk_replay.cancelled': async () => {
@@ -605,6 +622,7 @@ describe('audit log', () => {
         const write = await CASES[action]();
         const before = await rowsOf(write.rows);
         const lastBefore = await lastEntryId();
+        const since = Date.now();
 
         await db.query(`insert into audit_faults (action) values ($1)`, [action]);
         let failed: Awaited<ReturnType<typeof call>>;
@@ -627,6 +645,7 @@ describe('audit log', () => {
         });
         expect(await rowsOf(write.rows)).not.toEqual(before);
         expect(await newActions(lastBefore)).toEqual([action]);
+        await write.sideEffects?.(succeeded, since);
       },
     );
   });
