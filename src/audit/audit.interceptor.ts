@@ -2,7 +2,7 @@ import { type CallHandler, type ExecutionContext, Injectable, type NestIntercept
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { EntityManager } from '@mikro-orm/postgresql';
-import { from, lastValueFrom, type Observable } from 'rxjs';
+import { defer, lastValueFrom, type Observable } from 'rxjs';
 import { inWriteTransaction } from '../database/write-transaction';
 import { auditedRouteOf } from './audit-actions';
 import { auditEntryOf, type AuditedRequest, isDryRun } from './audit-entry';
@@ -39,7 +39,7 @@ export class AuditInterceptor implements NestInterceptor {
     const route = auditedRouteOf(request.method, request.routeOptions?.url);
     const { user } = request;
     if (!route || !user || isDryRun(route, request)) return next.handle();
-    return from(
+    return defer(() =>
       inWriteTransaction(this.em, async () => {
         const response: unknown = await lastValueFrom(next.handle());
         await this.auditLog.record(auditEntryOf(route, request, user, response, takesBody(context)));
