@@ -1,8 +1,12 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
 import { Client } from 'pg';
 import { AUDITED_ROUTES, NOT_AUDITED, routeKey } from '../src/audit/audit-actions';
 import { REDACTED } from '../src/audit/audit-changes';
+import { BULK_REPLAY_QUEUE } from '../src/delivery/bulk-replay/bulk-replay-jobs';
 import { api, createApiKey, registerUser, type RegisteredUser } from './support/api-client';
+import { eventually } from './support/eventually';
 import { HttpsDestination } from './support/https-destination';
 import { loadOpenApi, type OpenApiDocument, operationsOf } from './support/openapi-document';
 import { startTestApp, type TestApp } from './support/test-app';
@@ -307,18 +311,343 @@ describe('audit log', () => {
     expect(await entriesOf(stranger)).toEqual([]);
   });
 
-  it('answers the write even when its entry cannot be stored', async () => {
-    const { id } = await createEndpoint(owner);
-    const before = await lastEntryId();
-    await db.query(`alter table audit_log rename to audit_log_away`);
-    try {
-      const renamed = await call(owner, 'PATCH', `/api/endpoints/${id}`, { name: 'Renamed while away' });
-      expect(renamed.status).toBe(200);
-      expect(renamed.body.endpoint.name).toBe('Renamed while away');
-    } finally {
-      await db.query(`alter table audit_log_away rename to audit_log`);
+  describe('a write and its entry commit together or not at all', () => {
+    /** One audited write: the call, and the rows it changes (as they stand, to compare before and after). */
+    interface FaultCase {
+      call: () => ReturnType<typeof call>;
+      rows: [sql: string, parameters: unknown[]];
+      /** What else the call must have done once it succeeded, and not when it failed (since: a Date.now()). */
+      sideEffects?: (succeeded: Awaited<ReturnType<typeof call>>, since: number) => Promise<void>;
     }
-    expect(await lastEntryId()).toBe(before);
+
+    const rowsOf = async ([sql, parameters]: FaultCase['rows']) => (await db.query(sql, parameters)).rows;
+    const countOf = (table: string, column: string, id: string): FaultCase['rows'] => [
+      `select count(*)::int as count from ${table} where ${column} = $1`,
+      [id],
+    ];
+    const newActions = async (after: number) =>
+      (await db.query(`select action from audit_log where id > $1 order by id`, [after])).rows.map(
+        (row: { action: string }) => row.action,
+      );
+
+    /** An endpoint of a new user's, with a destination and a captured event. */
+    const endpointWithEvent = async () => {
+      const user = await registerUser(sut.url);
+      const endpoint = await createEndpoint(user);
+      const destinationId = (
+        await expectStatus(
+          call(user, 'POST', `/api/endpoints/${endpoint.id}/destinations`, { url: `${receiver.url}/hooks` }),
+          201,
+        )
+      ).destination.id as string;
+      const captured = await fetch(`${sut.url}/in/${endpoint.public_token}`, { method: 'POST', body: '{}' });
+      const eventId = ((await captured.json()) as { id: string }).id;
+      return { user, endpointId: endpoint.id, destinationId, eventId };
+    };
+
+    const createChannel = (user: RegisteredUser) =>
+      call(user, 'POST', '/api/notification-channels', {
+        type: 'webhook',
+        target: `${receiver.url}/notify`,
+        events: ['dead_letter'],
+      });
+
+    /** A new user with a webhook notification channel. */
+    const userWithChannel = async () => {
+      const user = await registerUser(sut.url);
+      const channelId = (await expectStatus(createChannel(user), 201)).channel.id as string;
+      return { user, channelId };
+    };
+
+    /** A pending invitation to `invitee`, made in the database: its token is not mailed (no SMTP here). */
+    const invitationOf = async (teamId: string, inviter: RegisteredUser, invitee: RegisteredUser) => {
+      const token = randomBytes(32).toString('base64url');
+      const { rows } = await db.query<{ id: string }>(
+        `insert into team_invitations (team_id, email, role, token_hash, invited_by, expires_at)
+         values ($1, lower($2), 'member', $3, $4, now() + interval '1 day') returning id`,
+        [teamId, invitee.email, createHash('sha256').update(token).digest('hex'), inviter.id],
+      );
+      return { token, invitationId: rows[0].id };
+    };
+
+    /** A team of a new owner's, with a member. */
+    const teamWithMember = async () => {
+      const [teamOwner, member] = await Promise.all([registerUser(sut.url), registerUser(sut.url)]);
+      const teamId = await createTeam(teamOwner);
+      await addMember(teamId, member, 'member');
+      return { teamOwner, member, teamId };
+    };
+
+    /** For each action: the write, made ready (creates: on a new user or team, whose rows it counts). */
+    const CASES: Record<string, () => Promise<FaultCase>> = {
+      'endpoint.created': async () => {
+        const user = await registerUser(sut.url);
+        return {
+          call: () => call(user, 'POST', '/api/endpoints', { name: 'Atomic' }),
+          rows: countOf('endpoints', 'user_id', user.id),
+        };
+      },
+      'endpoint.updated': async () => {
+        const { user, endpointId } = await endpointWithEvent();
+        return {
+          call: () =>
+            call(user, 'PATCH', `/api/endpoints/${endpointId}`, { name: 'Renamed', is_active: false }),
+          rows: [`select name, is_active from endpoints where id = $1`, [endpointId]],
+        };
+      },
+      'endpoint.deleted': async () => {
+        const { user, endpointId } = await endpointWithEvent();
+        return {
+          call: () => call(user, 'DELETE', `/api/endpoints/${endpointId}`),
+          rows: [
+            `select (select count(*) from endpoints where id = $1)::int as endpoints,
+                    (select count(*) from events where endpoint_id = $1)::int as events`,
+            [endpointId],
+          ],
+        };
+      },
+      'destination.created': async () => {
+        const { user, endpointId } = await endpointWithEvent();
+        return {
+          call: () =>
+            call(user, 'POST', `/api/endpoints/${endpointId}/destinations`, {
+              url: `${receiver.url}/second`,
+            }),
+          rows: countOf('destinations', 'endpoint_id', endpointId),
+        };
+      },
+      'destination.updated': async () => {
+        const { user, endpointId, destinationId } = await endpointWithEvent();
+        await expectStatus(
+          call(user, 'PATCH', `/api/endpoints/${endpointId}/destinations/${destinationId}`, { paused: true }),
+          200,
+        );
+        return {
+          // a resume releases the held backlog in the background: only once the resume has committed
+          call: () =>
+            call(user, 'PATCH', `/api/endpoints/${endpointId}/destinations/${destinationId}`, {
+              url: `${receiver.url}/moved`,
+              paused: false,
+            }),
+          rows: [`select url, paused from destinations where id = $1`, [destinationId]],
+        };
+      },
+      'destination.deleted': async () => {
+        const { user, endpointId, destinationId } = await endpointWithEvent();
+        return {
+          call: () => call(user, 'DELETE', `/api/endpoints/${endpointId}/destinations/${destinationId}`),
+          rows: countOf('destinations', 'id', destinationId),
+        };
+      },
+      'event.replayed': async () => {
+        const { user, endpointId, eventId } = await endpointWithEvent();
+        return {
+          call: () => call(user, 'POST', `/api/endpoints/${endpointId}/events/${eventId}/replay`),
+          rows: countOf('deliveries', 'event_id', eventId),
+        };
+      },
+      'bulk_replay.created': async () => {
+        const { user, endpointId } = await endpointWithEvent();
+        return {
+          call: () => call(user, 'POST', `/api/endpoints/${endpointId}/bulk-replays`, {}),
+          rows: countOf('bulk_replays', 'endpoint_id', endpointId),
+          // The replay's Bull job goes once it has committed: the failed call added none. Bull's client sends
+          // in order, so once the second call's job is in Redis, a job of the first would be too.
+          sideEffects: async (succeeded, since) => {
+            const queue = sut.app.get<Queue>(getQueueToken(BULK_REPLAY_QUEUE));
+            const replayId = succeeded.body.bulk_replay.id as string;
+            const jobs = await eventually(
+              () => queue.getJobs(['waiting', 'paused', 'delayed', 'active']),
+              (found) => found.some((job) => job.id === replayId),
+            );
+            expect(jobs.filter((job) => job.timestamp >= since).map((job) => job.id)).toEqual([replayId]);
+          },
+        };
+      },
+      'bulk_replay.cancelled': async () => {
+        const { user, endpointId } = await endpointWithEvent();
+        const base = `/api/endpoints/${endpointId}/bulk-replays`;
+        const replayId = (await expectStatus(call(user, 'POST', base, {}), 202)).bulk_replay.id as string;
+        return {
+          call: () => call(user, 'POST', `${base}/${replayId}/cancel`),
+          rows: [`select status from bulk_replays where id = $1`, [replayId]],
+        };
+      },
+      'api_key.created': async () => {
+        const user = await registerUser(sut.url);
+        return {
+          call: () => call(user, 'POST', '/api/api-keys', { name: 'CI' }),
+          rows: countOf('api_keys', 'user_id', user.id),
+        };
+      },
+      'api_key.revoked': async () => {
+        const user = await registerUser(sut.url);
+        const { api_key: apiKey } = await createApiKey(sut.url, user, { name: 'CI' });
+        return {
+          call: () => call(user, 'DELETE', `/api/api-keys/${apiKey.id}`),
+          rows: countOf('api_keys', 'id', apiKey.id),
+        };
+      },
+      'notification_channel.created': async () => {
+        const user = await registerUser(sut.url);
+        return {
+          call: () => createChannel(user),
+          rows: countOf('notification_channels', 'user_id', user.id),
+        };
+      },
+      'notification_channel.deleted': async () => {
+        const { user, channelId } = await userWithChannel();
+        return {
+          call: () => call(user, 'DELETE', `/api/notification-channels/${channelId}`),
+          rows: countOf('notification_channels', 'id', channelId),
+        };
+      },
+      'notification_channel.tested': async () => {
+        const { user, channelId } = await userWithChannel();
+        return {
+          call: () => call(user, 'POST', `/api/notification-channels/${channelId}/test`),
+          rows: [`select status, last_sent_at from notification_channels where id = $1`, [channelId]],
+        };
+      },
+      'issue.updated': async () => {
+        const { user, endpointId, destinationId } = await endpointWithEvent();
+        const issueId = (
+          await db.query<{ id: string }>(
+            `insert into issues (endpoint_id, destination_id, kind, summary, failure_count, first_seen_at, last_seen_at)
+             values ($1, $2, 'http_5xx', 'HTTP 500', 1, now(), now()) returning id`,
+            [endpointId, destinationId],
+          )
+        ).rows[0].id;
+        return {
+          call: () => call(user, 'PATCH', `/api/issues/${issueId}`, { status: 'acknowledged' }),
+          rows: [`select status from issues where id = $1`, [issueId]],
+        };
+      },
+      'team.updated': async () => {
+        const { teamOwner, teamId } = await teamWithMember();
+        return {
+          call: () => call(teamOwner, 'PATCH', `/api/teams/${teamId}`, { name: 'Renamed' }),
+          rows: [`select name from teams where id = $1`, [teamId]],
+        };
+      },
+      'team.deleted': async () => {
+        const { teamOwner, teamId } = await teamWithMember();
+        return {
+          call: () => call(teamOwner, 'DELETE', `/api/teams/${teamId}`),
+          rows: countOf('teams', 'id', teamId),
+        };
+      },
+      'team.created': async () => {
+        const user = await registerUser(sut.url);
+        await db.query(`update users set plan = 'team' where id = $1`, [user.id]);
+        return {
+          call: () => call(user, 'POST', '/api/teams', { name: 'Atomic' }),
+          rows: countOf('team_members', 'user_id', user.id),
+        };
+      },
+      'member.updated': async () => {
+        const { teamOwner, member, teamId } = await teamWithMember();
+        return {
+          call: () =>
+            call(teamOwner, 'PATCH', `/api/teams/${teamId}/members/${member.id}`, { role: 'viewer' }),
+          rows: [`select role from team_members where team_id = $1`, [teamId]],
+        };
+      },
+      'member.removed': async () => {
+        const { teamOwner, member, teamId } = await teamWithMember();
+        return {
+          call: () => call(teamOwner, 'DELETE', `/api/teams/${teamId}/members/${member.id}`),
+          rows: countOf('team_members', 'team_id', teamId),
+        };
+      },
+      'invitation.revoked': async () => {
+        const { teamOwner, teamId } = await teamWithMember();
+        const { invitationId } = await invitationOf(teamId, teamOwner, await registerUser(sut.url));
+        return {
+          call: () => call(teamOwner, 'DELETE', `/api/teams/${teamId}/invitations/${invitationId}`),
+          rows: countOf('team_invitations', 'id', invitationId),
+        };
+      },
+      'invitation.accepted': async () => {
+        const { teamOwner, teamId } = await teamWithMember();
+        const invitee = await registerUser(sut.url);
+        const { token } = await invitationOf(teamId, teamOwner, invitee);
+        return {
+          call: () => call(invitee, 'POST', '/api/invitations/accept', { token }),
+          rows: countOf('team_members', 'team_id', teamId),
+        };
+      },
+      'invitation.created': async () => {
+        const { teamOwner, teamId } = await teamWithMember();
+        return {
+          call: () =>
+            call(teamOwner, 'POST', `/api/teams/${teamId}/invitations`, {
+              email: `invited-${randomBytes(4).toString('hex')}@example.com`,
+              role: 'member',
+            }),
+          rows: countOf('team_invitations', 'team_id', teamId),
+        };
+      },
+    };
+
+    beforeAll(async () => {
+      // The fault: an insert into audit_log of an action listed in audit_faults fails, as a full disk or a
+      // lost connection would at that moment.
+      await db.query(`create table audit_faults (action text primary key)`);
+      await db.query(`create function audit_fault() returns trigger language plpgsql as $$
+        begin
+          if exists (select 1 from audit_faults where action = new.action) then
+            raise exception 'audit_log refuses %', new.action;
+          end if;
+          return new;
+        end $$`);
+      await db.query(
+        `create trigger audit_fault before insert on audit_log for each row execute function audit_fault()`,
+      );
+    });
+    afterAll(async () => {
+      await db.query(`drop trigger audit_fault on audit_log`);
+      await db.query(`drop function audit_fault()`);
+      await db.query(`drop table audit_faults`);
+    });
+
+    it('tries every audited action', () => {
+      const audited = Object.values(AUDITED_ROUTES).map((route) => route.action);
+      expect(Object.keys(CASES).sort()).toEqual([...new Set(audited)].sort());
+    });
+
+    it.each(Object.keys(CASES))(
+      '%s: when its entry cannot be stored, nothing of the write is stored and the call answers 500; the next call stores both',
+      async (action) => {
+        const write = await CASES[action]();
+        const before = await rowsOf(write.rows);
+        const lastBefore = await lastEntryId();
+        const since = Date.now();
+
+        await db.query(`insert into audit_faults (action) values ($1)`, [action]);
+        let failed: Awaited<ReturnType<typeof call>>;
+        try {
+          failed = await write.call();
+        } finally {
+          await db.query(`delete from audit_faults where action = $1`, [action]);
+        }
+        expect({ status: failed.status, error: failed.body.error }).toEqual({
+          status: 500,
+          error: 'Internal Server Error',
+        });
+        expect(await rowsOf(write.rows)).toEqual(before);
+        expect(await newActions(lastBefore)).toEqual([]);
+
+        const succeeded = await write.call();
+        expect({ succeeded: succeeded.status < 300, body: succeeded.body }).toEqual({
+          succeeded: true,
+          body: expect.anything(),
+        });
+        expect(await rowsOf(write.rows)).not.toEqual(before);
+        expect(await newActions(lastBefore)).toEqual([action]);
+        await write.sideEffects?.(succeeded, since);
+      },
+    );
   });
 
   it('records a body sent to a route that takes none as no change: it can neither keep the write out of the log nor stall it', async () => {

@@ -70,31 +70,25 @@ export class AccessRepository {
   constructor(private readonly em: EntityManager) {}
 
   async grantOf(userId: string, kind: ResourceKind, id: string): Promise<StoredGrant | null> {
-    const [row] = await this.em
-      .getConnection()
-      .execute<GrantRow[]>(`${PARAMETERS} ${GRANT_QUERIES[kind]}`, [userId, id]);
+    const [row] = await this.em.execute<GrantRow[]>(`${PARAMETERS} ${GRANT_QUERIES[kind]}`, [userId, id]);
     return row ? { role: row.role, plan: row.plan, teamId: row.team_id, endpointId: row.endpoint_id } : null;
   }
 
   /** Whether an API key still stands: not revoked (deleted), not expired. */
   async apiKeyStands(keyId: string): Promise<boolean> {
-    const rows = await this.em
-      .getConnection()
-      .execute<unknown[]>(
-        `select 1 from api_keys where id = ? and (expires_at is null or expires_at > now())`,
-        [keyId],
-      );
+    const rows = await this.em.execute<unknown[]>(
+      `select 1 from api_keys where id = ? and (expires_at is null or expires_at > now())`,
+      [keyId],
+    );
     return rows.length > 0;
   }
 
   /** The user's role in each of their teams, by team id. */
   async teamRoles(userId: string): Promise<Map<string, Role>> {
-    const rows = await this.em
-      .getConnection()
-      .execute<{ team_id: string; role: Role }[]>(
-        `select team_id, role from team_members where user_id = ?`,
-        [userId],
-      );
+    const rows = await this.em.execute<{ team_id: string; role: Role }[]>(
+      `select team_id, role from team_members where user_id = ?`,
+      [userId],
+    );
     return new Map(rows.map((row) => [row.team_id, row.role]));
   }
 }

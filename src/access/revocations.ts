@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { ConfigService } from '@nestjs/config';
 import type Redis from 'ioredis';
 import type { Environment } from '../config/environment';
+import { afterCommit } from '../database/write-transaction';
 import { REDIS } from '../redis/redis.module';
 
 /** setTimeout's longest delay; a key expiring later than that ends its streams when they next reconnect. */
@@ -39,11 +40,18 @@ export class Revocations implements OnApplicationShutdown {
     this.subscriber?.disconnect();
   }
 
-  /** Tells every process that access through `subject` (one of `revoked`) has ended. */
+  /**
+   * Tells every process that access through `subject` (one of `revoked`) has ended, once the write that
+   * ended it has committed: a stream ended before would reconnect, be judged on the rows as they were, and
+   * stay open.
+   */
   async announce(subject: string): Promise<void> {
-    await this.redis
-      .publish(this.channel, subject)
-      .catch((error: Error) => this.logger.warn(`could not announce ${subject} revoked: ${error.message}`));
+    await afterCommit(() =>
+      this.redis
+        .publish(this.channel, subject)
+        .then(() => undefined)
+        .catch((error: Error) => this.logger.warn(`could not announce ${subject} revoked: ${error.message}`)),
+    );
   }
 
   /** Calls `end` once `subject` is announced; returns the function that stops watching. */

@@ -57,7 +57,8 @@ export class ApiKeysService {
       throw new BadRequestException('expires_at must be in the future');
     if (expiresAt && !isStorableInstant(expiresAt))
       throw new BadRequestException('expires_at must be before the year 10000');
-    const em = this.em.fork();
+    // The fork joins the transaction the call runs in (AuditInterceptor).
+    const em = this.em.fork({ keepTransactionContext: true });
     if ((await em.count(ApiKey, { user: userId })) >= MAX_API_KEYS)
       throw new ConflictException(`you have ${MAX_API_KEYS} API keys, the most allowed: revoke one first`);
     const key = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
@@ -83,7 +84,9 @@ export class ApiKeysService {
    * opened with it end.
    */
   async revoke(userId: string, keyId: string): Promise<void> {
-    const deleted = await this.em.fork().nativeDelete(ApiKey, { id: keyId, user: userId });
+    const deleted = await this.em
+      .fork({ keepTransactionContext: true })
+      .nativeDelete(ApiKey, { id: keyId, user: userId });
     if (deleted === 0) throw new NotFoundException('API key not found');
     this.recordedUse.delete(keyId);
     await this.revocations.announce(revoked.apiKey(keyId));

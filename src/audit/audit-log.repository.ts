@@ -2,6 +2,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { isoColumn } from '../database/iso-column';
 import type { ActorType, NewAuditEntry } from './audit-entry';
+import { sqlOf } from '../database/write-transaction';
 
 /** Which entries a reader asked for; every field set must match. */
 export interface AuditLogFilter {
@@ -53,7 +54,7 @@ export class AuditLogRepository {
   constructor(private readonly em: EntityManager) {}
 
   private get knex() {
-    return this.em.getKnex();
+    return sqlOf(this.em);
   }
 
   async insert(entry: NewAuditEntry): Promise<void> {

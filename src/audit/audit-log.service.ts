@@ -18,8 +18,8 @@ export class AuditLogService {
   ) {}
 
   /**
-   * Writes the entry. A failure is logged and swallowed: the write it records is already done, and
-   * answering it with an error would make the caller believe it was not (and retry it).
+   * Writes the entry, in the transaction of the write it records (AuditInterceptor). A failure is logged
+   * and thrown: the write is rolled back with it, and the call answers an error.
    */
   async record(entry: NewAuditEntry): Promise<void> {
     try {
@@ -27,8 +27,9 @@ export class AuditLogService {
     } catch (error) {
       this.logger.error(
         { err: error, action: entry.action, targetId: entry.targetId, actorId: entry.actorId },
-        'the audit log entry of a write could not be stored',
+        'the audit log entry of a write could not be stored: the write is rolled back',
       );
+      throw error;
     }
   }
 

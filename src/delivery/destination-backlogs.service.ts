@@ -1,5 +1,6 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
+import { sqlOf } from '../database/write-transaction';
 
 /** The deliveries waiting for one destination. */
 export interface DestinationBacklog {
@@ -23,7 +24,7 @@ export class DestinationBacklogs {
       destinationIds.map((id) => [id, { pending: 0, oldestPendingAt: null }]),
     );
     if (destinationIds.length === 0) return backlogs;
-    const { rows } = await this.em.getKnex().raw<{
+    const { rows } = await sqlOf(this.em).raw<{
       rows: { destination_id: string; pending: number; oldest_pending_at: string }[];
     }>(
       `select destination_id, count(*)::int as pending, min(created_at) as oldest_pending_at

@@ -1,6 +1,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import type { Knex } from '../database/sql';
+import { sqlOf } from '../database/write-transaction';
 
 export interface DueDelivery {
   id: string;
@@ -27,7 +28,7 @@ export class OutboxRepository {
   constructor(private readonly em: EntityManager) {}
 
   private get knex(): Knex {
-    return this.em.getKnex();
+    return sqlOf(this.em);
   }
 
   /**

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { Knex } from '@mikro-orm/postgresql';
 import type { FilterRule } from '../ingest/filter';
 import { ENFORCES_VERIFICATION, EventRouting, type RoutedEvent } from '../ingest/routing';
+import { sqlOf } from '../database/write-transaction';
 
 /** A replay as made: the deliveries created, and each active destination left out with why. */
 export interface CreatedReplay {
@@ -51,7 +52,7 @@ export class ReplayRepository {
    * retention is deleting is waited for, then found gone.
    */
   async createReplay(endpointId: string, eventId: string, dispatchId: string): Promise<CreatedReplay | null> {
-    return this.em.getKnex().transaction(async (trx) => {
+    return sqlOf(this.em).transaction(async (trx) => {
       const found = await trx.raw(
         `select e.method, e.headers, e.query, e.body_text, e.body_bytes, e.verification_status,
                 e.verification_reason, ${ENFORCES_VERIFICATION} as enforced

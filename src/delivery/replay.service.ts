@@ -1,5 +1,6 @@
 import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { afterCommit } from '../database/write-transaction';
 import { DeliveryQueue } from './delivery-queue.service';
 import { ReplayRepository } from './replay.repository';
 
@@ -35,10 +36,15 @@ export class ReplayService {
         `no active destination would receive this event: ${skipped.map(({ url, reason }) => `${url}: ${reason}`).join('; ')}`,
       );
     }
-    // The rows are committed: if Redis is down now, the sweeper enqueues them when it is back.
-    this.queue
-      .dispatch(deliveryIds)
-      .catch((error: Error) => this.logger.warn(`replay enqueue deferred to the sweeper: ${error.message}`));
+    // Once the rows are committed (a job taken before would not find them): if Redis is down then, the
+    // sweeper enqueues them when it is back.
+    await afterCommit(async () => {
+      this.queue
+        .dispatch(deliveryIds)
+        .catch((error: Error) =>
+          this.logger.warn(`replay enqueue deferred to the sweeper: ${error.message}`),
+        );
+    });
     return { ok: true, jobId: dispatchId };
   }
 }

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { retryingDeadlocks } from '../database/deadlocks';
 import { Endpoint } from '../endpoints/endpoint.entity';
 import { Destination, type FlowControl } from './destination.entity';
+import { sqlOf } from '../database/write-transaction';
 
 /** Every query of destinations, each scoped by the parent endpoint (whose owner the service has checked). */
 @Injectable()
@@ -42,7 +43,7 @@ export class DestinationsRepository {
    */
   deleteInEndpoint(endpointId: string, id: string): Promise<boolean> {
     return retryingDeadlocks(() =>
-      this.em.getKnex().transaction(async (trx) => {
+      sqlOf(this.em).transaction(async (trx) => {
         await trx.raw(`select 1 from deliveries where destination_id = ? order by id for update`, [id]);
         const deleted = await trx.raw(`delete from destinations where id = ? and endpoint_id = ?`, [
           id,

@@ -14,6 +14,7 @@ import type { CreateDestinationDto } from './dto/create-destination.dto';
 import type { DestinationDto } from './dto/destination.dto';
 import type { FlowControlFieldsDto } from './dto/flow-control-fields.dto';
 import type { UpdateDestinationDto } from './dto/update-destination.dto';
+import { afterCommit } from '../database/write-transaction';
 
 const DESTINATION_NOT_FOUND = 'destination not found';
 
@@ -102,13 +103,12 @@ export class DestinationsService {
       destination.ordering === 'none' &&
       (destination.rateLimit !== was.rateLimit || destination.rateLimitPeriod !== was.rateLimitPeriod);
     if (was.paused || destination.ordering !== was.ordering)
-      this.inBackground(
-        destination,
+      await this.inBackground(destination, () =>
         this.held
           .release(destination.id, destination.ordering)
           .then((released) => (rateChanged ? this.held.repace(destination.id) : released)),
       );
-    else if (rateChanged) this.inBackground(destination, this.held.repace(destination.id));
+    else if (rateChanged) await this.inBackground(destination, () => this.held.repace(destination.id));
     return this.present(grant, destination);
   }
 
@@ -117,10 +117,19 @@ export class DestinationsService {
       throw new NotFoundException(DESTINATION_NOT_FOUND);
   }
 
-  private inBackground(destination: Destination, work: Promise<number>): void {
-    work.catch((error: Error) =>
-      this.logger.warn({ destinationId: destination.id, err: error }, 'waiting deliveries not moved on yet'),
-    );
+  /**
+   * Starts `work` once the change has committed: before, it would read the destination as it was, on the
+   * connection of a transaction about to end.
+   */
+  private async inBackground(destination: Destination, work: () => Promise<number>): Promise<void> {
+    await afterCommit(async () => {
+      work().catch((error: Error) =>
+        this.logger.warn(
+          { destinationId: destination.id, err: error },
+          'waiting deliveries not moved on yet',
+        ),
+      );
+    });
   }
 
   private sealed(secret: string | null | undefined): string | null {

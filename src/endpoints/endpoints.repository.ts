@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { retryingDeadlocks } from '../database/deadlocks';
 import { User } from '../users/user.entity';
 import { Endpoint } from './endpoint.entity';
+import { sqlOf } from '../database/write-transaction';
 
 /**
  * Every query of the endpoint aggregate. Who may reach an endpoint is decided before these run, by the
@@ -57,7 +58,7 @@ export class EndpointsRepository {
    */
   delete(id: string): Promise<boolean> {
     return retryingDeadlocks(() =>
-      this.em.getKnex().transaction(async (trx) => {
+      sqlOf(this.em).transaction(async (trx) => {
         await trx.raw(`select 1 from events where endpoint_id = ? order by id for update`, [id]);
         const deleted = await trx.raw(`delete from endpoints where id = ?`, [id]);
         return deleted.rowCount > 0;

@@ -2,6 +2,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { READABLE_ENDPOINT } from '../access/access-sql';
 import { ISSUE_COLUMNS, ISSUE_JOINS, type Issue, type IssueRow, type IssueStatus, issueOf } from './issue';
+import { sqlOf } from '../database/write-transaction';
 
 /** The most issues a list answers (the most recently failing). */
 export const ISSUE_LIST_LIMIT = 500;
@@ -15,7 +16,7 @@ export class IssuesRepository {
   constructor(private readonly em: EntityManager) {}
 
   private get knex() {
-    return this.em.getKnex();
+    return sqlOf(this.em);
   }
 
   /** The issues of the endpoints the user may read, the most recently failing first. */

@@ -10,6 +10,7 @@ import type {
   PendingNotification,
 } from './notification-channel';
 import type { NotificationEvent, NotificationEventType } from './notification-events';
+import { sqlOf } from '../database/write-transaction';
 
 /**
  * JSON.stringify's replacer for a notification's data: a destination URL's password stays out of what is
@@ -65,7 +66,7 @@ export class NotificationsRepository {
   constructor(private readonly em: EntityManager) {}
 
   private get knex(): Knex {
-    return this.em.getKnex();
+    return sqlOf(this.em);
   }
 
   async create(input: {

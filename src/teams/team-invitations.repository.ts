@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { InvitableRole } from '../access/roles';
 import type { Knex } from '../database/sql';
 import { type TeamInvitation, teamInvitationOf, type TeamInvitationRow } from './team';
+import { sqlOf } from '../database/write-transaction';
 
 /** PostgreSQL's unique_violation. */
 const UNIQUE_VIOLATION = '23505';
@@ -34,7 +35,7 @@ export class TeamInvitationsRepository {
   constructor(private readonly em: EntityManager) {}
 
   private get knex(): Knex {
-    return this.em.getKnex();
+    return sqlOf(this.em);
   }
 
   /** Pending invitations of the team to addresses other than `email`. */

@@ -24,6 +24,7 @@ import {
 } from './team-invitations.repository';
 import { toTeamInvitationDto } from './team.presenter';
 import { TeamsService } from './teams.service';
+import { afterCommit } from '../database/write-transaction';
 
 /** How long an invitation's link works. */
 export const INVITATION_VALID_DAYS = 7;
@@ -58,7 +59,9 @@ export class TeamInvitationsService {
 
   /**
    * Invites `email` with `role` and mails the link. One link per address works: once the mail is sent, an
-   * earlier invitation to the same address stops working. A mail that cannot be sent leaves nothing behind.
+   * earlier invitation to the same address stops working. The mail goes once the invitation (and its audit
+   * entry) has committed, so that a slow mail server holds no connection of the pool; one that cannot be
+   * sent revokes the invitation again (the audit log keeps its `invitation.created`) and answers 503.
    */
   async invite(caller: AuthUser, teamId: string, input: CreateTeamInvitationDto): Promise<TeamInvitationDto> {
     const email = normalizeEmail(input.email);
@@ -77,8 +80,10 @@ export class TeamInvitationsService {
       invitedBy: caller.id,
       validDays: INVITATION_VALID_DAYS,
     });
-    await this.send(created, token);
-    await this.invitations.revokeOthers(created.invitation);
+    await afterCommit(async () => {
+      await this.send(created, token);
+      await this.invitations.revokeOthers(created.invitation);
+    });
     return toTeamInvitationDto(created.invitation);
   }
 

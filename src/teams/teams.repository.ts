@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { Role } from '../access/roles';
 import type { Knex } from '../database/sql';
 import { type Team, type TeamMember, type TeamMemberRow, teamMemberOf, teamOf, type TeamRow } from './team';
+import { sqlOf } from '../database/write-transaction';
 
 /** PostgreSQL's foreign_key_violation. */
 const FOREIGN_KEY_VIOLATION = '23503';
@@ -26,7 +27,7 @@ export class TeamsRepository {
   constructor(private readonly em: EntityManager) {}
 
   private get knex(): Knex {
-    return this.em.getKnex();
+    return sqlOf(this.em);
   }
 
   /** The team and its first member, its owner, in one statement. */

@@ -12,6 +12,7 @@ import {
   verificationBlock,
 } from '../../ingest/routing';
 import { insertDispatches } from '../replay.repository';
+import { sqlOf } from '../../database/write-transaction';
 
 export const BULK_REPLAY_STATUSES = ['running', 'completed', 'cancelled'] as const;
 export type BulkReplayStatus = (typeof BULK_REPLAY_STATUSES)[number];
@@ -117,7 +118,7 @@ export class BulkReplayRepository {
   constructor(private readonly em: EntityManager) {}
 
   private get knex(): Knex {
-    return this.em.getKnex();
+    return sqlOf(this.em);
   }
 
   /** Events of the endpoint matching `filter`, received up to now. */

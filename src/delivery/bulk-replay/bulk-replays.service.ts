@@ -6,6 +6,7 @@ import { eventFiltersOf } from '../../events/dto/list-events.query';
 import { BULK_REPLAY_QUEUE, type BulkReplayJob, bulkReplayJobOptions } from './bulk-replay-jobs';
 import type { BulkReplayDto, CreateBulkReplayDto } from './bulk-replay.dto';
 import { type BulkReplayFilter, BulkReplayRepository } from './bulk-replay.repository';
+import { afterCommit } from '../../database/write-transaction';
 
 const BULK_REPLAY_NOT_FOUND = 'bulk replay not found';
 
@@ -39,10 +40,15 @@ export class BulkReplaysService {
     const replay = await this.replays.create(randomUUID(), endpointId, filterOf(input));
     if (!replay)
       throw new ConflictException('the endpoint has no active destination: add or activate one, then replay');
-    // The replay is committed: if Redis is down now, the worker's sweep starts it when Redis is back.
-    this.queue
-      .add({ bulkReplayId: replay.id }, bulkReplayJobOptions(replay.id))
-      .catch((error: Error) => this.logger.warn(`bulk replay start deferred to the sweep: ${error.message}`));
+    // Once the replay is committed (a job taken before would not find it): if Redis is down then, the
+    // worker's sweep starts it when Redis is back.
+    await afterCommit(async () => {
+      this.queue
+        .add({ bulkReplayId: replay.id }, bulkReplayJobOptions(replay.id))
+        .catch((error: Error) =>
+          this.logger.warn(`bulk replay start deferred to the sweep: ${error.message}`),
+        );
+    });
     return replay;
   }
 
