@@ -502,13 +502,6 @@ describe('audit log', () => {
           rows: countOf('notification_channels', 'id', channelId),
         };
       },
-      'notification_channel.tested': async () => {
-        const { user, channelId } = await userWithChannel();
-        return {
-          call: () => call(user, 'POST', `/api/notification-channels/${channelId}/test`),
-          rows: [`select status, last_sent_at from notification_channels where id = $1`, [channelId]],
-        };
-      },
       'issue.updated': async () => {
         const { user, endpointId, destinationId } = await endpointWithEvent();
         const issueId = (
@@ -611,8 +604,10 @@ describe('audit log', () => {
       await db.query(`drop table audit_faults`);
     });
 
-    it('tries every audited action', () => {
-      const audited = Object.values(AUDITED_ROUTES).map((route) => route.action);
+    it('tries every audited action but a message sent', () => {
+      const audited = Object.values(AUDITED_ROUTES)
+        .filter((route) => !route.sends)
+        .map((route) => route.action);
       expect(Object.keys(CASES).sort()).toEqual([...new Set(audited)].sort());
     });
 
@@ -648,6 +643,31 @@ describe('audit log', () => {
         await write.sideEffects?.(succeeded, since);
       },
     );
+
+    it('sends a channel test outside any transaction: the message goes, then its entry; a refused entry answers 500', async () => {
+      const { user, channelId } = await userWithChannel();
+      const testCall = () => call(user, 'POST', `/api/notification-channels/${channelId}/test`);
+      const messages = () =>
+        receiver.received.filter(
+          (request) => request.url === '/notify' && request.body.toString().includes(channelId),
+        ).length;
+      const lastBefore = await lastEntryId();
+
+      await db.query(`insert into audit_faults (action) values ('notification_channel.tested')`);
+      let failed: Awaited<ReturnType<typeof call>>;
+      try {
+        failed = await testCall();
+      } finally {
+        await db.query(`delete from audit_faults where action = 'notification_channel.tested'`);
+      }
+      expect(failed.status).toBe(500);
+      expect(messages()).toBe(1);
+      expect(await newActions(lastBefore)).toEqual([]);
+
+      expect(await expectStatus(testCall(), 200)).toEqual({ ok: true, error: null });
+      expect(messages()).toBe(2);
+      expect(await newActions(lastBefore)).toEqual(['notification_channel.tested']);
+    });
   });
 
   it('records a body sent to a route that takes none as no change: it can neither keep the write out of the log nor stall it', async () => {

@@ -16,6 +16,12 @@ export interface AuditedRoute {
   id: TargetIdSource;
   /** A body field that, when true, makes the call a dry run: it only counts, writes nothing, and is not audited. */
   dryRunField?: string;
+  /**
+   * The call's action is a message sent, whose result is its answer: no transaction can hold it back or undo
+   * it, and one open around it would hold a connection of the pool for the send's time-out. It runs outside
+   * any, and its entry is stored after it.
+   */
+  sends?: true;
 }
 
 /** The prefix of a TargetIdSource that reads the response body rather than a path parameter. */
@@ -72,6 +78,7 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditedRoute>> = {
     action: 'notification_channel.tested',
     target: 'notification_channel',
     id: 'cid',
+    sends: true,
   },
   'POST /api/api-keys': { action: 'api_key.created', target: 'api_key', id: 'body.api_key.id' },
   'DELETE /api/api-keys/:kid': { action: 'api_key.revoked', target: 'api_key', id: 'kid' },

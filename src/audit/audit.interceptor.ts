@@ -23,7 +23,8 @@ function takesBody(context: ExecutionContext): boolean {
  * controller has to: the route's entry in AUDITED_ROUTES names the action and target. It runs after the
  * access guard (the caller and their grant are known). The handler runs in one transaction
  * (inWriteTransaction) and its entry is inserted in it once the handler returned: the write and its entry
- * commit together or not at all, before the answer is sent; a refused or failed call leaves neither.
+ * commit together or not at all, before the answer is sent; a refused or failed call leaves neither. A route
+ * that sends a message (AuditedRoute.sends) runs outside any transaction, its entry stored after the send.
  * A public route has no caller to record: every audited route needs one (test/audit-log.e2e-spec.ts).
  */
 @Injectable()
@@ -39,12 +40,11 @@ export class AuditInterceptor implements NestInterceptor {
     const route = auditedRouteOf(request.method, request.routeOptions?.url);
     const { user } = request;
     if (!route || !user || isDryRun(route, request)) return next.handle();
-    return defer(() =>
-      inWriteTransaction(this.em, async () => {
-        const response: unknown = await lastValueFrom(next.handle());
-        await this.auditLog.record(auditEntryOf(route, request, user, response, takesBody(context)));
-        return response;
-      }),
-    );
+    const handleAndRecord = async () => {
+      const response: unknown = await lastValueFrom(next.handle());
+      await this.auditLog.record(auditEntryOf(route, request, user, response, takesBody(context)));
+      return response;
+    };
+    return defer(() => (route.sends ? handleAndRecord() : inWriteTransaction(this.em, handleAndRecord)));
   }
 }
