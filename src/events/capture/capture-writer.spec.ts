@@ -35,14 +35,12 @@ const stored = (token: string): StoreOutcome => ({ kind: 'stored', endpointId: `
 const stub = <T>(members: Partial<T>): T => members as T;
 
 /**
- * Dedup claims kept in a map, as Redis would keep them (a key is held by its first claim), or unavailable,
- * or `unsure` of its own claims (a Redis that restarted within the window); it records the time each call
- * was given, what was released, and the claims adopted (`<key>:<own event>→<earlier event>`).
+ * Dedup claims kept in a map, as Redis would keep them (a key is held by its first claim), or unavailable;
+ * it records the time each call was given and what was released.
  */
-function fakeClaims(available = true, unsure = false) {
+function fakeClaims(available = true) {
   const held = new Map<string, Claim>();
   const released: string[] = [];
-  const adopted: string[] = [];
   const timeouts: number[] = [];
   const claims = stub<DedupClaims>({
     claim: async (asks: (ClaimRequest | null)[], timeoutMs: number) => {
@@ -57,13 +55,8 @@ function fakeClaims(available = true, unsure = false) {
           own: true,
         };
         held.set(ask.key, claim);
-        const own = claim.eventId === ask.eventId;
-        return own && unsure ? { ...claim, own, unsure: true as const } : { ...claim, own };
+        return { ...claim, own: claim.eventId === ask.eventId };
       });
-    },
-    adopt: async (adoptions) => {
-      for (const { ask, own, earlier } of adoptions)
-        adopted.push(`${ask.key}:${own.eventId}→${earlier.eventId}`);
     },
     release: async (claims) => {
       for (const { ask } of claims) {
@@ -72,18 +65,16 @@ function fakeClaims(available = true, unsure = false) {
       }
     },
   });
-  return { claims, released, adopted, timeouts };
+  return { claims, released, timeouts };
 }
 
 /**
  * A repository whose statements the test controls; it records the batches it was given (each capture's
- * token, and `<token>→<first id>` for a repeat), and announcements. `recorded` is PostgreSQL's record of
- * stored dedup keys: the first event (id and time received) of each key.
+ * token, and `<token>→<first id>` for a repeat), and announcements.
  */
 function makeSut(
   store: (captures: NewCapture[], firstIds: (string | null)[]) => Promise<StoreOutcome[]>,
   claims = fakeClaims().claims,
-  recorded = new Map<string, { id: string; receivedAt: number }>(),
 ) {
   const batches: string[][] = [];
   const close = jest.fn(async () => undefined);
@@ -96,7 +87,6 @@ function makeSut(
       );
       return store(captures, firstIds);
     },
-    firstEvents: async (asks) => asks.map((ask) => recorded.get(ask.key) ?? null),
     close,
   });
   const announce = jest.fn();
@@ -261,30 +251,11 @@ describe(CaptureWriter.name, () => {
       expect(batches).toEqual([['again→event-first']]);
     });
 
-    it("stores a batch without dedup but PostgreSQL's record when its keys cannot be claimed", async () => {
-      const recorded = new Map([['earlier', { id: 'event-earlier', receivedAt: 5 }]]);
-      const { sut, batches } = makeSut(storeFirsts(), fakeClaims(false).claims, recorded);
+    it('stores a batch without dedup when its keys cannot be claimed', async () => {
+      const { sut, batches } = makeSut(storeFirsts(), fakeClaims(false).claims);
       await sut.write(capture('first', 'k'), Date.now() + 60_000);
       await expect(sut.write(capture('again', 'k'), Date.now() + 60_000)).resolves.toEqual(stored('again'));
-      await expect(sut.write(capture('repeat', 'earlier'), Date.now() + 60_000)).resolves.toEqual({
-        kind: 'duplicate',
-        firstId: 'event-earlier',
-      });
-      expect(batches).toEqual([['first'], ['again'], ['repeat→event-earlier']]);
-    });
-
-    it('makes an unsure own claim a repeat of the event PostgreSQL recorded, and puts that claim in Redis', async () => {
-      const { claims, adopted, released } = fakeClaims(true, true);
-      const recorded = new Map([['k', { id: 'event-before-restart', receivedAt: 5 }]]);
-      const { sut, batches } = makeSut(storeFirsts(), claims, recorded);
-      await expect(sut.write(capture('again', 'k'), Date.now() + 60_000)).resolves.toEqual({
-        kind: 'duplicate',
-        firstId: 'event-before-restart',
-      });
-      await expect(sut.write(capture('new', 'fresh'), Date.now() + 60_000)).resolves.toEqual(stored('new'));
-      expect(batches).toEqual([['again→event-before-restart'], ['new']]);
-      expect(adopted).toEqual(['k:event-again→event-before-restart']);
-      expect(released).toEqual([]);
+      expect(batches).toEqual([['first'], ['again']]);
     });
   });
 

@@ -151,14 +151,9 @@ export class CaptureWriter implements OnApplicationShutdown {
     const claims = asks.every((ask) => ask === null)
       ? asks.map(() => null)
       : await this.claimed(asks, startBy);
+    const firstIds = claims.map((claim) => (claim === null || claim.own ? null : claim.eventId));
     let outcomes: RowOutcome[];
     try {
-      // Only a batch with keys Redis cannot vouch for waits for PostgreSQL's record (the usual batch does not).
-      const doubtful = asks.flatMap((ask, index) =>
-        ask !== null && (claims[index] === null || claims[index].unsure) ? [index] : [],
-      );
-      if (doubtful.length > 0) await this.recall(asks, claims, doubtful);
-      const firstIds = claims.map((claim) => (claim === null || claim.own ? null : claim.eventId));
       outcomes = await this.storeIsolatingBadRows(captures, firstIds, startBy);
     } catch (error) {
       this.release(asks, claims, () => true);
@@ -184,36 +179,6 @@ export class CaptureWriter implements OnApplicationShutdown {
       this.logger.warn('Redis is unavailable or slow: captures are stored without their dedup keys claimed');
     const now = Date.now();
     return asks.map((ask) => (ask?.heldBy ? claimOf(ask.heldBy, ask, now) : null));
-  }
-
-  /**
-   * PostgreSQL's record decides the keys Redis cannot vouch for: an unsure own claim (Redis may have lost an
-   * earlier one), or none at all (Redis unavailable). Where an event was stored with the key within its
-   * window, the capture becomes a repeat of the first such event, and that event's claim replaces the own
-   * one in Redis, so that the next repeats find it there. One statement for the `doubtful` captures, on
-   * the index of `events.dedup_key`.
-   */
-  private async recall(
-    asks: (ClaimRequest | null)[],
-    claims: (Claim | null)[],
-    doubtful: number[],
-  ): Promise<void> {
-    const now = Date.now();
-    const found = await this.repository.firstEvents(
-      doubtful.map((index) => asks[index] as ClaimRequest),
-      now,
-    );
-    const adoptions: Parameters<DedupClaims['adopt']>[0] = [];
-    for (const [at, index] of doubtful.entries()) {
-      const first = found[at];
-      if (first === null) continue;
-      const ask = asks[index] as ClaimRequest;
-      const earlier = claimOf(`${first.id}:${first.receivedAt}`, ask, now);
-      const own = claims[index];
-      if (own !== null) adoptions.push({ ask, own, earlier });
-      claims[index] = earlier;
-    }
-    void this.claims.adopt(adoptions, now);
   }
 
   /**

@@ -72,10 +72,10 @@ with input as (
   select *
   from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::text[],
               $9::timestamptz[], $10::int[], $11::text[], $12::text[], $13::boolean[], $14::text[], $15::uuid[],
-              $16::boolean[], $17::text[])
+              $16::boolean[])
     with ordinality as t(id, token, method, headers, query, body_text, body_bytes, source_ip, received_at,
                          rules_version, verification_status, verification_reason, forward, skip, first_id,
-                         authorized, dedup_key, position)
+                         authorized, position)
 ),
 found as (
   select id, public_token, is_active, rules_version from endpoints where public_token = any($2::text[])
@@ -91,9 +91,9 @@ targets as (
 ),`;
   const insertEvents = `
   insert into events (id, endpoint_id, status, method, headers, query, body_text, body_bytes, source_ip,
-                      received_at, verification_status, verification_reason, dedup_key, duplicate_count)`;
+                      received_at, verification_status, verification_reason, duplicate_count)`;
   const eventValues = `id, endpoint_id, 'received', method, headers::jsonb, query, body_text, body_bytes,
-         source_ip, received_at, verification_status, verification_reason, dedup_key`;
+         source_ip, received_at, verification_status, verification_reason`;
   // One row of `routing_queue` per event with destinations, and one of `search_queue` per event without.
   const queueRoutes = (routes: string) => `,
 routes as (
@@ -177,19 +177,6 @@ export interface RulesRow {
   dedup: DedupSettings | null;
   filters: { destination_id: string; filter: FilterRule }[];
 }
-
-/**
- * For each asked key, the first event stored with it within its window before `$4` (the oldest: the one a
- * claim would have named), by the partial index on `events (endpoint_id, dedup_key, received_at)`.
- */
-const FIRST_EVENTS_SQL = `
-select distinct on (ask.position) ask.position::int as position, events.id::text as id,
-       (extract(epoch from events.received_at) * 1000)::float8 as received_ms
-from unnest($1::text[], $2::text[], $3::int[]) with ordinality as ask(token, key, window_ms, position)
-join endpoints on endpoints.public_token = ask.token
-join events on events.endpoint_id = endpoints.id and events.dedup_key is not null
-  and events.dedup_key = ask.key and events.received_at > $4::timestamptz - make_interval(secs => ask.window_ms / 1000.0)
-order by ask.position, events.received_at, events.id`;
 
 const LOAD_RULES_SQL = `
 select rules_version, verification, verification_secret, inbound_auth, inbound_auth_secret, dedup,
@@ -279,7 +266,6 @@ export class CaptureRepository {
       forward: [] as boolean[],
       skips: [] as (string | null)[],
       authorized: [] as boolean[],
-      dedupKeys: [] as (string | null)[],
     };
     for (const capture of captures) {
       columns.ids.push(capture.id);
@@ -300,7 +286,6 @@ export class CaptureRepository {
       columns.forward.push(verdict.forward);
       columns.skips.push(verdict.skip.length === 0 ? null : verdict.skip.join(' '));
       columns.authorized.push(verdict.authorized);
-      columns.dedupKeys.push(capture.dedup === null ? null : verdict.dedupKey);
     }
     const routed =
       firstIds.some((firstId) => firstId !== null) ||
@@ -326,7 +311,6 @@ export class CaptureRepository {
         binaryArray(TEXT, columns.skips),
         binaryArray(UUID, firstIds),
         binaryArray(BOOL, columns.authorized),
-        binaryArray(TEXT, columns.dedupKeys),
       ],
     });
     return rows.map((row): StoreOutcome => {
@@ -348,29 +332,6 @@ export class CaptureRepository {
       values: [token],
     });
     return rows[0];
-  }
-
-  /**
-   * The first event stored with each asked key within its window before `now` (null where there is none),
-   * in one statement.
-   */
-  async firstEvents(
-    asks: { token: string; key: string; windowMs: number }[],
-    now: number,
-  ): Promise<({ id: string; receivedAt: number } | null)[]> {
-    const { rows } = await this.pool.query<{ position: number; id: string; received_ms: number }>({
-      name: 'hooktrail-capture-first-events',
-      text: FIRST_EVENTS_SQL,
-      values: [
-        asks.map((ask) => ask.token),
-        asks.map((ask) => ask.key),
-        asks.map((ask) => ask.windowMs),
-        new Date(now),
-      ],
-    });
-    const found: ({ id: string; receivedAt: number } | null)[] = asks.map(() => null);
-    for (const row of rows) found[row.position - 1] = { id: row.id, receivedAt: Math.round(row.received_ms) };
-    return found;
   }
 
   async close(): Promise<void> {
