@@ -37,7 +37,6 @@ const { setTimeout: sleep } = require('node:timers/promises');
 const Queue = require('bull');
 const Redis = require('ioredis');
 const { Client, Pool } = require('pg');
-const selfsigned = require('selfsigned');
 const {
   ROOT,
   startNode,
@@ -48,6 +47,7 @@ const {
   cpuMeter,
 } = require('./lib/processes');
 const { webhookBody, constantLoad, markedLoad, signedLoad, joinRuns, now } = require('./lib/load');
+const { api, makeCertificate, freePort, runCleanups } = require('./lib/setup');
 const { insertChunkSql, realisticBodiesSql, rareEvent, COMMON_WORD } = require('./lib/seed');
 const { percentile, ms, mb, count, rate, machine, table } = require('./lib/report');
 
@@ -125,47 +125,6 @@ async function adminQuery(sql) {
   } finally {
     await client.end();
   }
-}
-
-async function api(baseUrl, method, path, { token, body } = {}) {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: {
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const text = await response.text();
-  const parsed = text ? JSON.parse(text) : undefined;
-  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
-  return parsed;
-}
-
-function makeCertificate(dir) {
-  const pems = selfsigned.generate([{ name: 'commonName', value: 'Hooktrail bench sink' }], {
-    days: 2,
-    keySize: 2048,
-    algorithm: 'sha256',
-    extensions: [
-      { name: 'basicConstraints', cA: true },
-      { name: 'keyUsage', keyCertSign: true, digitalSignature: true, keyEncipherment: true },
-      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
-    ],
-  });
-  const caFile = join(dir, 'ca.pem');
-  writeFileSync(caFile, pems.cert);
-  return { cert: pems.cert, key: pems.private, caFile };
-}
-
-async function freePort() {
-  const { createServer } = require('node:net');
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**
@@ -1529,24 +1488,13 @@ async function main() {
   return output;
 }
 
-async function cleanup() {
-  while (cleanups.length > 0) {
-    const step = cleanups.pop();
-    try {
-      await Promise.race([step(), sleep(30_000)]);
-    } catch (error) {
-      console.error(`cleanup step failed: ${error.message}`);
-    }
-  }
-}
-
 let finishing = false;
 async function finish(code, message) {
   if (finishing) return;
   finishing = true;
   if (message) console.log(message);
   log('cleaning up (processes, databases, Redis keys)');
-  await cleanup();
+  await runCleanups(cleanups);
   process.exit(code);
 }
 

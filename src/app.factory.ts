@@ -1,9 +1,9 @@
-import helmet from '@fastify/helmet';
 import { HttpAdapterHost, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { AppModule, workerPlacement } from './app.module';
 import { checkRedis } from './common/redis-connection';
+import { sendSecurityHeaders } from './common/security-headers';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { InputValidationPipe } from './common/pipes/input-validation.pipe';
 import type { Environment } from './config/environment';
@@ -66,23 +66,21 @@ export async function createApp(
     { bufferLogs: true, abortOnError: false },
   );
   app.useLogger(app.get(Logger));
+  // Here rather than where the SecretBox is made: the delivery thread makes one too, and a start warns once.
+  if (!env.ENCRYPTION_KEY)
+    app
+      .get(Logger)
+      .warn(
+        'ENCRYPTION_KEY is not set: secrets are sealed under a generated key kept in the database (set ENCRYPTION_KEY in production)',
+        'Secrets',
+      );
   closeConnectionsWhenClosing(app);
   // The capture URL is answered before Fastify (so without helmet's browser-only headers too).
   if (env.APP_ROLE !== 'worker') {
     captureEdge.serve(app.getHttpAdapter().getInstance(), app.get(CaptureService), app.get(Metrics), env);
     await app.get(CaptureRepository).open();
   }
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:'],
-        connectSrc: ["'self'"],
-      },
-    },
-  });
+  sendSecurityHeaders(app.getHttpAdapter().getInstance());
   app.useGlobalPipes(new InputValidationPipe());
   app.useGlobalFilters(new AllExceptionsFilter(app.get(HttpAdapterHost).httpAdapter));
   if (env.APP_ROLE !== 'worker') {

@@ -17,11 +17,19 @@ async function bootstrap(): Promise<void> {
   // hold up its captures.
   const { createApp } = await import('./app.factory');
   const app = await createApp(env);
+  const logger = new Logger('Hooktrail');
   // SIGTERM/SIGINT: stop taking requests, finish the in-flight ones and the running jobs, then exit 0.
+  // A line when it begins and one when it is done, so a log shows a stop as well as a start, and how long
+  // the work in flight held it.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
+      const began = Date.now();
+      logger.log(`Hooktrail is shutting down (${signal})`);
       app.close().then(
-        () => process.exit(0),
+        () => {
+          logger.log(`Hooktrail stopped in ${Date.now() - began} ms`);
+          process.exit(0);
+        },
         (error: unknown) => {
           console.error('Hooktrail did not shut down cleanly:', error);
           process.exit(1);
@@ -30,7 +38,7 @@ async function bootstrap(): Promise<void> {
     });
   }
   await app.listen({ port: env.PORT, host: '0.0.0.0' });
-  new Logger('Hooktrail').log(startLine(env));
+  logger.log(startLine(env));
 }
 
 /** The one line a start prints at the info level: where to go next. */

@@ -5,8 +5,30 @@ import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swag
 import { AppModule, workerPlacement } from './app.module';
 import { loadEnvironment } from './config/environment';
 
+/**
+ * The groups of Swagger UI, in the order it shows them (it follows the document's `tags`; without them it
+ * shows them in the order the routes were registered, health and metrics first): the first steps (log in,
+ * make an endpoint, read its events), then the rest of the work on endpoints, the account's and teams'
+ * settings, and the operator's routes last.
+ */
+export const OPENAPI_TAGS: readonly { name: string; description: string }[] = [
+  { name: 'auth', description: 'Register, log in, refresh and log out' },
+  { name: 'endpoints', description: 'Endpoints and their capture URLs' },
+  { name: 'events', description: 'Captured events: list, search, inspect, replay, the live stream' },
+  { name: 'destinations', description: "An endpoint's HTTPS destinations" },
+  { name: 'issues', description: 'Failures grouped into issues, and auto-pause' },
+  { name: 'ai', description: 'Explain an event, write its types and handler, diagnose a failure' },
+  { name: 'stats', description: 'Delivery statistics' },
+  { name: 'notification-channels', description: 'Where issue notifications go' },
+  { name: 'teams', description: 'Teams, members and invitations' },
+  { name: 'audit-log', description: 'Every write, who made it and when' },
+  { name: 'api-keys', description: 'API keys for scripts, CI and the hooktrail CLI' },
+  { name: 'health', description: 'Liveness and readiness' },
+  { name: 'metrics', description: 'Prometheus metrics' },
+];
+
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
-  const config = new DocumentBuilder()
+  const builder = new DocumentBuilder()
     .setTitle('Hooktrail API')
     .setDescription(
       'Capture webhooks at permanent URLs, forward them to your HTTPS destinations with retries, inspect, ' +
@@ -18,9 +40,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       type: 'http',
       scheme: 'bearer',
       description: 'An access token (POST /api/auth/login) or an API key (htk_...)',
-    })
-    .build();
-  return SwaggerModule.createDocument(app, config);
+    });
+  for (const tag of OPENAPI_TAGS) builder.addTag(tag.name, tag.description);
+  return SwaggerModule.createDocument(app, builder.build());
 }
 
 /** Swagger UI at /docs, the document at /docs-json. */

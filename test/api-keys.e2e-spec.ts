@@ -173,7 +173,7 @@ describe('API keys', () => {
     const before = await keyCount();
     const cases: [Record<string, unknown>, RegExp][] = [
       [{}, /name must be/],
-      [{ name: '   ' }, /name must be 1 to 100 characters/],
+      [{ name: '   ' }, /name must be 1 to 100 characters, not counting spaces at either end/],
       [{ name: 'x'.repeat(101) }, /name must be 1 to 100 characters/],
       [{ name: 'x', scope: 'admin' }, /scope must be one of read, write/],
       [{ name: 'x', scope: null }, /scope must be one of read, write/],

@@ -54,6 +54,11 @@ describe('authentication', () => {
       ['password of 7 characters', { password: 'x'.repeat(7) }, 'password'],
       ['password of 129 characters', { password: 'x'.repeat(129) }, 'password'],
       ['empty name', { name: '' }, 'name'],
+      [
+        'name of spaces',
+        { name: '   ' },
+        'name must be 1 to 100 characters, not counting spaces at either end',
+      ],
       ['name of 101 characters', { name: 'n'.repeat(101) }, 'name'],
       ['invalid email', { email: 'not-an-email' }, 'email'],
       ['missing email', { email: undefined }, 'email'],

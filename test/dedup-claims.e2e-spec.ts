@@ -4,10 +4,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type ClaimRequest, DedupClaims } from '../src/ingest/dedup-claims';
 import { api } from './support/api-client';
 import { eventually } from './support/eventually';
+import { HttpsDestination } from './support/https-destination';
 import { send } from './support/raw-http';
 import { ThrowawayRedis } from './support/redis-server';
 import { type ServiceUnderTest, startServiceProcess } from './support/service-process';
-import { createEndpoint, type EndpointFixture } from './support/webhook-fixtures';
+import { addDestination, createEndpoint, type EndpointFixture } from './support/webhook-fixtures';
 
 /**
  * The service's CAPTURE_TIMEOUT_MS here: a claim is stale this long and a second after it was made, and a
@@ -34,6 +35,10 @@ describe('dedup claims in Redis', () => {
       await redis.quit();
     });
 
+    /** The claims answered, without Redis's epoch. */
+    const claim = async (asks: (ClaimRequest | null)[], timeoutMs: number, now?: number) =>
+      (await claims.claim(asks, timeoutMs, now))?.claims;
+
     const ask = (key: string, eventId: string, overrides: Partial<ClaimRequest> = {}): ClaimRequest => ({
       token: 'tok',
       key,
@@ -45,44 +50,38 @@ describe('dedup claims in Redis', () => {
     });
 
     it('gives a key to its first claim, answers the others with it, and expires it with the window', async () => {
-      const [first, again, other] = (await claims.claim(
+      const [first, again, other] = (await claim(
         [ask('a', 'e1'), ask('a', 'e2'), null, ask('b', 'e3', { windowMs: 200 })],
         TIMEOUT_MS,
         1000,
-      )) as NonNullable<Awaited<ReturnType<DedupClaims['claim']>>>;
+      ))!;
       expect(first).toEqual({ value: 'e1:1000', eventId: 'e1', claimedAt: 1000, own: true });
       expect(again).toEqual({ value: 'e1:1000', eventId: 'e1', claimedAt: 1000, own: false });
       expect(other).toBeNull();
       expect(await redis.pttl(`${prefix}:dedup:tok:a`)).toBeGreaterThan(59_000);
 
-      const later = await claims.claim([ask('a', 'e4'), ask('b', 'e5')], TIMEOUT_MS, 2000);
-      expect(later?.map((claim) => claim?.eventId)).toEqual(['e1', 'e3']);
+      const later = await claim([ask('a', 'e4'), ask('b', 'e5')], TIMEOUT_MS, 2000);
+      expect(later?.map((held) => held?.eventId)).toEqual(['e1', 'e3']);
       await sleep(300);
-      expect((await claims.claim([ask('b', 'e6')], TIMEOUT_MS, 3000))?.[0]).toMatchObject({
+      expect((await claim([ask('b', 'e6')], TIMEOUT_MS, 3000))?.[0]).toMatchObject({
         eventId: 'e6',
         own: true,
       });
     });
 
     it('scopes a key to its endpoint', async () => {
-      await claims.claim([ask('scoped', 'e1')], TIMEOUT_MS);
-      const elsewhere = await claims.claim([ask('scoped', 'e2', { token: 'other' })], TIMEOUT_MS);
+      await claim([ask('scoped', 'e1')], TIMEOUT_MS);
+      const elsewhere = await claim([ask('scoped', 'e2', { token: 'other' })], TIMEOUT_MS);
       expect(elsewhere?.[0]?.own).toBe(true);
     });
 
     it('takes a key over only from the stale claim it names', async () => {
-      const [held] = (await claims.claim([ask('stale', 'e1')], TIMEOUT_MS, 1000)) ?? [];
-      const wrong = await claims.claim(
-        [ask('stale', 'e2', { heldBy: 'e9:1000', takeOver: true })],
-        TIMEOUT_MS,
-      );
+      const [held] = (await claim([ask('stale', 'e1')], TIMEOUT_MS, 1000)) ?? [];
+      const wrong = await claim([ask('stale', 'e2', { heldBy: 'e9:1000', takeOver: true })], TIMEOUT_MS);
       expect(wrong?.[0]).toMatchObject({ eventId: 'e1', own: false });
-      const notStale = await claims.claim(
-        [ask('stale', 'e2', { heldBy: held?.value as string })],
-        TIMEOUT_MS,
-      );
+      const notStale = await claim([ask('stale', 'e2', { heldBy: held?.value as string })], TIMEOUT_MS);
       expect(notStale?.[0]).toMatchObject({ eventId: 'e1', own: false });
-      const taken = await claims.claim(
+      const taken = await claim(
         [ask('stale', 'e3', { heldBy: held?.value as string, takeOver: true })],
         TIMEOUT_MS,
         5000,
@@ -92,8 +91,8 @@ describe('dedup claims in Redis', () => {
     });
 
     it('releases a claim only while it still holds its key', async () => {
-      const [mine] = (await claims.claim([ask('released', 'e1')], TIMEOUT_MS, 1000)) ?? [];
-      const [kept] = (await claims.claim([ask('kept', 'e2')], TIMEOUT_MS, 1000)) ?? [];
+      const [mine] = (await claim([ask('released', 'e1')], TIMEOUT_MS, 1000)) ?? [];
+      const [kept] = (await claim([ask('kept', 'e2')], TIMEOUT_MS, 1000)) ?? [];
       await redis.set(`${prefix}:dedup:tok:kept`, 'e3:2000');
       await claims.release([
         { ask: ask('released', 'e1'), claim: mine! },
@@ -239,10 +238,110 @@ describe('dedup claims in Redis', () => {
       expect(down[1].json.id).not.toBe(down[0].json.id);
       const health = () => api(sut.url, 'GET', '/health/ready');
       await eventually(health, (answer) => answer.status === 200);
-      const first = await post(fixture, 'outage');
+      // The repeats stored while Redis was down keep their key: the newest holds it for its window.
       const repeat = await post(fixture, 'outage');
-      expect(repeat.json).toEqual({ id: first.json.id, duplicate: true });
-      expect(await storedIds(fixture)).toEqual([down[0].json.id, down[1].json.id, first.json.id].sort());
+      expect(repeat.json).toEqual({ id: down[1].json.id, duplicate: true });
+      expect(await storedIds(fixture)).toEqual([down[0].json.id, down[1].json.id].sort());
+    });
+  });
+
+  describe('across a Redis restart', () => {
+    /** The short window: long enough for a restart on a loaded machine, short enough to wait out. */
+    const SHORT_WINDOW_S = 20;
+    let redisServer: ThrowawayRedis;
+    let sink: HttpsDestination;
+    let sut: ServiceUnderTest;
+    beforeAll(async () => {
+      redisServer = await ThrowawayRedis.start();
+      sink = await HttpsDestination.start();
+      sut = await startServiceProcess({ REDIS_URL: redisServer.url, APP_ROLE: 'all' });
+    });
+    afterAll(async () => {
+      await sut?.close();
+      await sink?.close();
+      await redisServer?.stop();
+    });
+
+    async function forwardedEndpoint(windowSeconds: number): Promise<EndpointFixture> {
+      const fixture = await createEndpoint(sut.url);
+      await addDestination(sut.url, fixture, `${sink.url}/hook`);
+      const patched = await api(sut.url, 'PATCH', `/api/endpoints/${fixture.endpointId}`, {
+        token: fixture.user.accessToken,
+        body: { dedup: { key: 'header:x-delivery-id', window_seconds: windowSeconds } },
+      });
+      expect(patched.status).toBe(200);
+      return fixture;
+    }
+
+    const post = (fixture: EndpointFixture, delivery: string, body: string) =>
+      send(sut.url, 'POST', new URL(fixture.captureUrl).pathname, {
+        body,
+        headers: { 'content-type': 'application/json', 'x-delivery-id': delivery },
+      });
+
+    const forwardedBodies = () => sink.received.map((request) => request.body.toString()).sort();
+
+    it('answers a provider event sent again after Redis lost its claims as a duplicate, and forwards it once', async () => {
+      const day = await forwardedEndpoint(86_400);
+      const short = await forwardedEndpoint(SHORT_WINDOW_S);
+      const first = await post(day, 'evt_1', '{"n":"day-1"}');
+      const firstShort = await post(short, 'evt_1', '{"n":"short-1"}');
+      const firstAt = Date.now();
+      expect([first.status, firstShort.status]).toEqual([200, 200]);
+      await sink.waitForRequests(2);
+
+      // Redis keeps nothing on disk: it comes back without a claim.
+      await redisServer.stop();
+      await redisServer.startServer();
+      await eventually(
+        () => api(sut.url, 'GET', '/health/ready'),
+        (ready) => ready.status === 200,
+      );
+
+      const again = await post(day, 'evt_1', '{"n":"day-2"}');
+      const againShort = await post(short, 'evt_1', '{"n":"short-2"}');
+      expect(again.json).toEqual({ id: first.json.id, duplicate: true });
+      expect(againShort.json).toEqual({ id: firstShort.json.id, duplicate: true });
+      // Put back in Redis, for the rest of its window: the next repeat is answered from there.
+      const redis = new Redis(redisServer.url);
+      try {
+        const token = new URL(day.captureUrl).pathname.slice('/in/'.length);
+        const key = `${sut.env.REDIS_PREFIX}:dedup:${token}:evt_1`;
+        expect(await redis.get(key)).toMatch(new RegExp(`^${first.json.id}:`));
+        expect(await redis.pttl(key)).toBeGreaterThan(86_000_000);
+      } finally {
+        redis.disconnect();
+      }
+      expect((await post(day, 'evt_1', '{"n":"day-3"}')).json).toEqual({
+        id: first.json.id,
+        duplicate: true,
+      });
+
+      // Once the short window has passed, the same provider event is a new one, forwarded; within the day's
+      // window it is still a repeat.
+      const left = firstAt + SHORT_WINDOW_S * 1000 + 500 - Date.now();
+      expect(left).toBeGreaterThan(0); // the repeats above were sent within the short window
+      await sleep(left);
+      const afterWindow = await post(short, 'evt_1', '{"n":"short-4"}');
+      expect(afterWindow.status).toBe(200);
+      expect(afterWindow.json.duplicate).toBeUndefined();
+      expect((await post(day, 'evt_1', '{"n":"day-4"}')).json).toEqual({
+        id: first.json.id,
+        duplicate: true,
+      });
+      // A capture after the others, so that a repeat forwarded by mistake would have arrived before it.
+      await post(day, 'evt_2', '{"n":"day-last"}');
+      await sink.waitForRequests(4);
+      const stored = async (fixture: EndpointFixture) =>
+        (
+          await api(sut.url, 'GET', `/api/endpoints/${fixture.endpointId}/events`, {
+            token: fixture.user.accessToken,
+          })
+        ).body.events.length;
+      expect([await stored(day), await stored(short)]).toEqual([2, 2]);
+      expect(forwardedBodies()).toEqual(
+        ['{"n":"day-1"}', '{"n":"day-last"}', '{"n":"short-1"}', '{"n":"short-4"}'].sort(),
+      );
     });
   });
 });

@@ -132,7 +132,11 @@ describe('endpoints', () => {
   it.each([
     ['a missing name', {}, 'name'],
     ['an empty name', { name: '' }, 'name'],
-    ['a blank name', { name: '   ' }, 'name'],
+    [
+      'a name of spaces',
+      { name: '   ' },
+      'name must be 1 to 200 characters, not counting spaces at either end',
+    ],
     ['a name of 201 characters', { name: 'x'.repeat(201) }, 'name'],
     ['a name that is not a string', { name: 42 }, 'name'],
     ['an unknown field', { name: 'ok', public_token: 'mine' }, 'public_token'],
@@ -155,7 +159,11 @@ describe('endpoints', () => {
     ['is_active as a string', { is_active: 'false' }, 'is_active'],
     ['is_active as null', { is_active: null }, 'is_active'],
     ['name as null', { name: null }, 'name'],
-    ['an empty name', { name: ' ' }, 'name'],
+    [
+      'a name of spaces',
+      { name: ' ' },
+      'name must be 1 to 200 characters, not counting spaces at either end',
+    ],
     ['a token change', { public_token: 'mine' }, 'public_token'],
   ])('refuses to update with %s (400 naming the field, nothing changed)', async (_label, body, field) => {
     const endpoint = await create('Unchanged');

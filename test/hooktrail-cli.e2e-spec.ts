@@ -569,7 +569,9 @@ describe('hooktrail (the command-line client)', () => {
     });
 
     it('an endpoint that is not found, or a name that several endpoints share', async () => {
-      expect(await hooktrail(['events', 'list', 'Nope'])).toEqual(failure('endpoint not found: Nope'));
+      expect(await hooktrail(['events', 'list', 'Nope'])).toEqual(
+        failure('endpoint not found: Nope (see hooktrail endpoints list)'),
+      );
       const [first, second] = [await createEndpoint('Twin'), await createEndpoint('Twin')];
       expect(await hooktrail(['events', 'list', 'Twin'])).toEqual(
         failure(`2 endpoints are named "Twin" (${second.id}, ${first.id}): use an id`),
@@ -835,20 +837,23 @@ describe('hooktrail (the command-line client)', () => {
       expect(forwarded.every((entry) => entry.status === 202)).toBe(true);
     }, 120_000);
 
-    it('with --since forwards the events received since then, oldest first, then the live ones, each once', async () => {
+    it('with --since forwards the events received since then, oldest first, then the live ones, each once, each line with its capture time', async () => {
       const endpoint = await createEndpoint('History');
       await capture(endpoint, { body: 'before' });
-      const first = await capture(endpoint, { body: 'h=1' });
-      await capture(endpoint, { body: 'h=2' });
-      await capture(endpoint, { body: 'h=3' });
-      const { event } = await apiGet<{ event: CapturedEvent }>(
-        `/api/endpoints/${endpoint.id}/events/${first}`,
-      );
+      const history: string[] = [];
+      for (const body of ['h=1', 'h=2', 'h=3']) history.push(await capture(endpoint, { body }));
+      const receivedAt = async (id: string) =>
+        (await apiGet<{ event: CapturedEvent }>(`/api/endpoints/${endpoint.id}/events/${id}`)).event
+          .received_at;
+      const since = await receivedAt(history[0]);
+      // Forwarded in a later second than they were captured, so that a line with the forwarding time differs.
+      const lastCaptured = Date.parse(await receivedAt(history[2]));
+      await new Promise((resolve) => setTimeout(resolve, 1000 - (lastCaptured % 1000) + 50));
       const receiver = await LocalReceiver.start();
       // The local server holds the first answer, so the live events arrive while the history is forwarded.
       const release = receiver.hold();
 
-      const listener = listen(['History', '--forward-to', receiver.url, '--since', event.received_at]);
+      const listener = listen(['History', '--forward-to', receiver.url, '--since', since], { TZ: 'UTC' });
       await listener.waitForLine(/^Ready! .*, first those received since /);
       await receiver.waitFor(1);
       await capture(endpoint, { body: 'live=1' });
@@ -864,7 +869,12 @@ describe('hooktrail (the command-line client)', () => {
         'live=1',
         'live=2',
       ]);
-      expect(listener.lines.filter((line) => line.includes('→ 202'))).toHaveLength(5);
+      const forwarded = listener.lines.filter((line) => line.includes('→ 202'));
+      expect(forwarded).toHaveLength(5);
+      for (const id of history) {
+        const utc = (await receivedAt(id)).slice(0, 19).replace('T', ' ');
+        expect(forwarded).toContainEqual(expect.stringMatching(new RegExp(`^${utc}  POST    ${id}  → 202`)));
+      }
     });
   });
 });

@@ -346,29 +346,31 @@ describe('notification channels', () => {
     expect(other.received).toHaveLength(0);
   });
 
-  it("tells every owner of a team's endpoint about its dead letter, by one mail and on each one's channels, and no admin", async () => {
-    const [first, second, admin] = await Promise.all([0, 1, 2].map(() => registerUser(sut.url)));
+  it("tells every owner and admin of a team's endpoint about its dead letter, by one mail and on each one's channels, and no member or viewer", async () => {
+    const roles = ['owner', 'owner', 'admin', 'admin', 'member', 'viewer'] as const;
+    const users = await Promise.all(roles.map(() => registerUser(sut.url)));
     const { rows } = await db.query<{ id: string }>(
       `insert into teams (name) values ('Payments') returning id`,
     );
     const teamId = rows[0].id;
-    await addTeamMember(db, teamId, first.id, 'owner');
-    await addTeamMember(db, teamId, second.id, 'owner');
-    await addTeamMember(db, teamId, admin.id, 'admin');
-    const receivers = await Promise.all([first, second, admin].map(() => server()));
-    const [firstChannel, secondChannel, adminChannel] = await Promise.all(
-      [first, second, admin].map((user, index) =>
+    for (const [index, role] of roles.entries()) await addTeamMember(db, teamId, users[index].id, role);
+    const receivers = await Promise.all(users.map(() => server()));
+    const channels = await Promise.all(
+      users.map((user, index) =>
         createChannel('slack', `${receivers[index].url}/slack`, ['dead_letter'], user),
       ),
     );
-    // Made by the admin: who made an endpoint does not decide who hears of it.
+    const alerted = roles.flatMap((role, index) => (role === 'owner' || role === 'admin' ? [index] : []));
+    const notAlerted = roles.flatMap((role, index) => (alerted.includes(index) ? [] : [index]));
+    // Made by the member: who made an endpoint does not decide who hears of it.
+    const maker = users[roles.indexOf('member')];
     const created = await api(sut.url, 'POST', '/api/endpoints', {
-      token: admin.accessToken,
+      token: maker.accessToken,
       body: { name: 'Team payments', team_id: teamId },
     });
     expect(created.status).toBe(201);
     const fixture = {
-      user: admin,
+      user: maker,
       endpointId: created.body.endpoint.id as string,
       captureUrl: `${sut.url}/in/${created.body.endpoint.public_token}`,
     };
@@ -376,16 +378,18 @@ describe('notification channels', () => {
     const mailsBefore = smtp.mails.length;
 
     const eventId = await capture(fixture);
-    for (const receiver of receivers.slice(0, 2)) {
-      const [message] = await receiver.waitForRequests(1, 30_000);
+    for (const index of alerted) {
+      const [message] = await receivers[index].waitForRequests(1, 30_000);
       expect(json(message).text).toContain('1 webhook dead-lettered on');
     }
     const [mail] = (await smtp.waitForMails(mailsBefore + 1)).filter((sent) => sent.text.includes(eventId));
-    expect([...mail.to].sort()).toEqual([first.email, second.email].sort());
-    for (const channel of [firstChannel, secondChannel]) await outboxEmptied(channel.id);
-    // The outbox rows of every channel told are written by one statement: the admin's got none.
-    expect(await outboxCount(adminChannel.id)).toBe(0);
-    expect(receivers[2].received).toHaveLength(0);
+    expect([...mail.to].sort()).toEqual(alerted.map((index) => users[index].email).sort());
+    for (const index of alerted) await outboxEmptied(channels[index].id);
+    // The outbox rows of every channel told are written by one statement: the member's and viewer's got none.
+    for (const index of notAlerted) {
+      expect(await outboxCount(channels[index].id)).toBe(0);
+      expect(receivers[index].received).toHaveLength(0);
+    }
   });
 
   it('digests a flood of 1,000 dead letters into two messages per channel that count them all', async () => {

@@ -70,6 +70,18 @@ describe('OpenAPI document', () => {
     expect(document.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
+  it('declares the order of the Swagger UI groups: auth, endpoints, events first, health and metrics last, each group used declared', () => {
+    const declared = (document.tags as { name: string }[]).map((tag) => tag.name);
+    expect(declared.slice(0, 3)).toEqual(['auth', 'endpoints', 'events']);
+    expect(declared.slice(-2)).toEqual(['health', 'metrics']);
+    // A group no tag declares would be shown after metrics; a declared one no route uses would be empty.
+    const used = new Set<string>();
+    for (const operations of Object.values(document.paths) as Record<string, { tags?: string[] }>[])
+      for (const operation of Object.values(operations))
+        for (const tag of operation.tags ?? []) used.add(tag);
+    expect([...declared].sort()).toEqual([...used].sort());
+  });
+
   it('finds the routes of every feature', () => {
     const paths = routes.map((route) => `${route.method} ${route.path}`);
     expect(paths).toEqual(

@@ -109,6 +109,46 @@ describe('start-up', () => {
     }
   });
 
+  it('warns once that ENCRYPTION_KEY is not set, though the delivery thread makes a SecretBox of its own', async () => {
+    const env = isolatedEnvironment({ LOG_LEVEL: 'warn', APP_ROLE: 'all' });
+    const service = await spawnService(env);
+    try {
+      // Every warning of the start is written before the exit: the whole output is there once it exited.
+      expect(await stopService(service, 'SIGTERM')).toBe(0);
+      const warnings = service
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('ENCRYPTION_KEY is not set'));
+      expect(warnings).toHaveLength(1);
+      expect(JSON.parse(warnings[0])).toMatchObject({ level: 40, context: 'Secrets' });
+    } finally {
+      await stopService(service, 'SIGKILL');
+      await removeIsolated(env);
+    }
+  });
+
+  it('logs a line when a SIGTERM shutdown begins and one, with its duration, when it is done', async () => {
+    const env = isolatedEnvironment({ LOG_LEVEL: 'info' });
+    const service = await spawnService(env);
+    try {
+      expect(await stopService(service, 'SIGTERM')).toBe(0);
+      const lines = service
+        .output()
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as { level: number; context?: string; msg: string })
+        .filter((record) => record.context === 'Hooktrail' && record.level === 30)
+        .map((record) => record.msg);
+      expect(lines.slice(-2)).toEqual([
+        'Hooktrail is shutting down (SIGTERM)',
+        expect.stringMatching(/^Hooktrail stopped in \d+ ms$/),
+      ]);
+    } finally {
+      await stopService(service, 'SIGKILL');
+      await removeIsolated(env);
+    }
+  });
+
   it('creates a missing database, applies the migrations, and with APP_ROLE=worker serves /health but no API; SIGTERM exits 0', async () => {
     const env = isolatedEnvironment({ APP_ROLE: 'worker' });
     const service = await spawnService(env);

@@ -399,11 +399,21 @@ describe('teams', () => {
     const mailsBefore = smtp.mails.length;
     const cases: [string, string, unknown, string][] = [
       ['POST', '/teams', {}, 'name'],
-      ['POST', '/teams', { name: '   ' }, 'name'],
+      [
+        'POST',
+        '/teams',
+        { name: '   ' },
+        'name must be 1 to 100 characters, not counting spaces at either end',
+      ],
       ['POST', '/teams', { name: 'x'.repeat(101) }, 'name'],
       ['POST', '/teams', { name: 42 }, 'name'],
       ['POST', '/teams', { name: 'Ok', plan: 'free' }, 'plan'],
-      ['PATCH', `/teams/${team.id}`, { name: '' }, 'name'],
+      [
+        'PATCH',
+        `/teams/${team.id}`,
+        { name: '  ' },
+        'name must be 1 to 100 characters, not counting spaces at either end',
+      ],
       ['PATCH', `/teams/${team.id}/members/${member.id}`, { role: 'boss' }, 'role'],
       ['PATCH', `/teams/${team.id}/members/${member.id}`, {}, 'role'],
       ['POST', `/teams/${team.id}/invitations`, { email: 'not-an-address', role: 'member' }, 'email'],

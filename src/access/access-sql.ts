@@ -2,13 +2,13 @@
 
 /**
  * A subquery of the users who answer for an endpoint (aliased `ep`), to whom its alerts and notifications
- * go: its owner, or for a team's endpoint every owner of the team (not its creator, who may have left;
- * the creator only should the team have no owner).
+ * go: its owner, or for a team's endpoint every owner and admin of the team, who run it (not its creator,
+ * who may have left; the creator only should the team have neither). Members and viewers are not alerted.
  */
 export const ENDPOINT_ACCOUNT_HOLDERS = `select tm.user_id from team_members tm
-  where tm.team_id = ep.team_id and tm.role = 'owner'
+  where tm.team_id = ep.team_id and tm.role in ('owner', 'admin')
   union select ep.user_id where not exists (select 1 from team_members o
-    where o.team_id = ep.team_id and o.role = 'owner')`;
+    where o.team_id = ep.team_id and o.role in ('owner', 'admin'))`;
 
 /**
  * A condition (on endpoints aliased `ep`) true for the endpoints the user may read: their own outside

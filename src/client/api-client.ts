@@ -1,5 +1,5 @@
 import type { components, operations } from '../generated/openapi';
-import { CliError, describeError } from './cli-error';
+import { CliError, describeError, ENDPOINTS_LIST_HINT } from './cli-error';
 
 type Schemas = components['schemas'];
 export type Endpoint = Schemas['EndpointDto'];
@@ -23,7 +23,10 @@ export class ApiError extends CliError {
 
   static async from(response: Response): Promise<ApiError> {
     const text = await response.text().catch(() => '');
-    return new ApiError(response.status, messageOf(text) ?? (response.statusText || 'request failed'));
+    const detail = messageOf(text) ?? (response.statusText || 'request failed');
+    // The endpoint named on the command line was found, then deleted before this request.
+    const hint = response.status === 404 && detail === 'endpoint not found' ? ` ${ENDPOINTS_LIST_HINT}` : '';
+    return new ApiError(response.status, detail + hint);
   }
 }
 

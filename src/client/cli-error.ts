@@ -1,6 +1,9 @@
 /** A failure the user can act on: its message is printed as is, after `hooktrail: `. */
 export class CliError extends Error {}
 
+/** Said after every "endpoint not found": where the user finds the names and ids they may give. */
+export const ENDPOINTS_LIST_HINT = '(see hooktrail endpoints list)';
+
 /**
  * What went wrong, in words. Node's fetch reports a network failure as "fetch failed" (or a
  * broken stream as "terminated") with the useful part (ECONNREFUSED, "other side closed") in `cause`.

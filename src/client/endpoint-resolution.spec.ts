@@ -37,9 +37,13 @@ describe(resolveEndpoint.name, () => {
     expect(resolveEndpoint(endpoints, 'Payments')).toBe(payments);
   });
 
-  it('says which endpoint it did not find', () => {
-    expect(() => resolveEndpoint(endpoints, 'payments')).toThrow('endpoint not found: payments');
-    expect(() => resolveEndpoint([], payments.id)).toThrow(`endpoint not found: ${payments.id}`);
+  it('says which endpoint it did not find, and where the endpoints are listed', () => {
+    expect(() => resolveEndpoint(endpoints, 'payments')).toThrow(
+      'endpoint not found: payments (see hooktrail endpoints list)',
+    );
+    expect(() => resolveEndpoint([], payments.id)).toThrow(
+      `endpoint not found: ${payments.id} (see hooktrail endpoints list)`,
+    );
   });
 
   it('refuses a name that several endpoints share, naming their ids', () => {

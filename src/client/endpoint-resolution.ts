@@ -1,5 +1,5 @@
 import type { Endpoint, HooktrailApi } from './api-client';
-import { CliError } from './cli-error';
+import { CliError, ENDPOINTS_LIST_HINT } from './cli-error';
 
 /** Finds the endpoint a user named on the command line: by id (any case), else by exact name. */
 export function resolveEndpoint(endpoints: Endpoint[], reference: string): Endpoint {
@@ -7,7 +7,7 @@ export function resolveEndpoint(endpoints: Endpoint[], reference: string): Endpo
   if (byId) return byId;
   const named = endpoints.filter((endpoint) => endpoint.name === reference);
   if (named.length === 1) return named[0];
-  if (named.length === 0) throw new CliError(`endpoint not found: ${reference}`);
+  if (named.length === 0) throw new CliError(`endpoint not found: ${reference} ${ENDPOINTS_LIST_HINT}`);
   throw new CliError(
     `${named.length} endpoints are named "${reference}" (${named.map((endpoint) => endpoint.id).join(', ')}): use an id`,
   );

@@ -124,25 +124,25 @@ describe(eventsView.name, () => {
 });
 
 describe(forwardLine.name, () => {
-  const at = new Date(2026, 10, 23, 10, 0, 1);
-  const event = capturedEvent();
+  const receivedAt = new Date(2026, 10, 23, 10, 0, 1);
+  const event = capturedEvent({ received_at: receivedAt.toISOString() });
 
-  it('prints the time, method, event id, local status and duration', () => {
-    expect(forwardLine(at, event, { status: 204, durationMs: 12 }, plain)).toBe(
+  it("prints the event's capture time, method, event id, local status and duration", () => {
+    expect(forwardLine(event, { status: 204, durationMs: 12 }, plain)).toBe(
       '2026-11-23 10:00:01  POST    5bfd502d-d138-42e4-ab05-cbb146dd093e  → 204  12 ms',
     );
   });
 
   it('prints the error when the local server did not answer', () => {
     const outcome = { error: 'connect ECONNREFUSED 127.0.0.1:4000', durationMs: 1 };
-    expect(forwardLine(at, capturedEvent({ method: 'DELETE' }), outcome, plain)).toBe(
+    expect(forwardLine({ ...event, method: 'DELETE' }, outcome, plain)).toBe(
       '2026-11-23 10:00:01  DELETE  5bfd502d-d138-42e4-ab05-cbb146dd093e  → error: connect ECONNREFUSED 127.0.0.1:4000  1 ms',
     );
   });
 
   it('colours the status by its class when colours are on', () => {
     const colors = pc.createColors(true);
-    expect(forwardLine(at, event, { status: 500, durationMs: 3 }, colors)).toContain(colors.red('500'));
-    expect(forwardLine(at, event, { status: 200, durationMs: 3 }, colors)).toContain(colors.green('200'));
+    expect(forwardLine(event, { status: 500, durationMs: 3 }, colors)).toContain(colors.red('500'));
+    expect(forwardLine(event, { status: 200, durationMs: 3 }, colors)).toContain(colors.green('200'));
   });
 });

@@ -137,10 +137,13 @@ export function replayView(
   return `${colors.green('Replayed')} ${eventId} to the active destinations of ${endpoint.name} (dispatch ${result.jobId})`;
 }
 
-/** One line per forwarded event, as `stripe listen` prints them. */
+/**
+ * One line per forwarded event, as `stripe listen` prints them. The time is the event's capture time, not
+ * the forwarding's: a `--since` replay forwards a backlog within a second, and each line shows when its
+ * event came.
+ */
 export function forwardLine(
-  at: Date,
-  event: Pick<CapturedEvent, 'id' | 'method'>,
+  event: Pick<CapturedEvent, 'id' | 'method' | 'received_at'>,
   outcome: ForwardOutcome,
   colors: Colors,
 ): string {
@@ -150,5 +153,5 @@ export function forwardLine(
       : (outcome.status < 300 ? colors.green : outcome.status < 500 ? colors.yellow : colors.red)(
           String(outcome.status),
         );
-  return `${localTime(at)}  ${event.method.padEnd(6)}  ${event.id}  → ${result}  ${outcome.durationMs} ms`;
+  return `${localTime(new Date(event.received_at))}  ${event.method.padEnd(6)}  ${event.id}  → ${result}  ${outcome.durationMs} ms`;
 }

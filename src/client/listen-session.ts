@@ -236,10 +236,7 @@ export class ListenSession {
     if (this.signal.aborted) return;
     this.forwarded.add(event.id);
     this.advance(event);
-    this.output.record(
-      forwardRecord(event, outcome),
-      forwardLine(new Date(), event, outcome, this.output.colors),
-    );
+    this.output.record(forwardRecord(event, outcome), forwardLine(event, outcome, this.output.colors));
   }
 
   /**

@@ -67,6 +67,10 @@ export class WebhookEvent {
   @Property({ type: 'text', nullable: true })
   verificationReason: string | null = null;
 
+  /** The dedup key this event claimed (its endpoint's dedup rule), kept for when Redis loses the claims. */
+  @Property({ type: 'text', nullable: true })
+  dedupKey: string | null = null;
+
   /** Repeats of this event the endpoint's dedup answered without storing them. */
   @Property({ type: 'integer', default: 0 })
   duplicateCount = 0;

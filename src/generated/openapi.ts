@@ -1741,7 +1741,7 @@ export interface components {
              * @description Email address; trimmed and compared case-insensitively.
              */
             email: string;
-            /** @description Display name, 1 to 100 characters. */
+            /** @description Display name, 1 to 100 characters (trimmed). */
             name: string;
             /** @description 8 to 128 characters. */
             password: string;

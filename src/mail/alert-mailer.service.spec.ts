@@ -4,7 +4,7 @@ import type { Environment } from '../config/environment';
 import { ALERT_WINDOW_MS } from './alert-jobs';
 import type { NotificationEvent } from '../notifications/notification-events';
 import type { Notifier } from '../notifications/notifier.service';
-import { AlertMailer, MAILED_EVENTS_LIMIT } from './alert-mailer.service';
+import { ALERT_CLAIM_MS, AlertMailer, MAILED_EVENTS_LIMIT } from './alert-mailer.service';
 import type { AlertScheduler } from './alert-scheduler.service';
 import type { AlertBatch, AlertsRepository } from './alerts.repository';
 
@@ -13,6 +13,7 @@ const stub = <T>(members: Partial<T>): T => members as T;
 
 function batchOf(count: number, recipients = [{ email: 'owner@example.com', name: 'Ada' }]): AlertBatch {
   return {
+    mailId: 'mail-1',
     endpointId: 'endpoint-1',
     endpointName: 'Stripe (prod)',
     recipients,
@@ -31,22 +32,41 @@ function batchOf(count: number, recipients = [{ email: 'owner@example.com', name
 describe(AlertMailer.name, () => {
   let lastSent: Date | null;
   let unsent: AlertBatch | null;
-  const sent: { to: string[]; subject: string; text: string; html: string }[] = [];
-  const marked: string[][] = [];
+  let claimedUntil: Date | null = null;
+  /** What happened, in order: 'lock', 'claim', 'unlock', 'send', 'marked', 'released'. */
+  const steps: string[] = [];
+  const sent: { to: string[]; subject: string; text: string; html: string; messageId: string }[] = [];
+  const marked: string[] = [];
+  const claims: number[] = [];
   const markedNotified: string[][] = [];
   const scheduled: { endpointId: string; notBefore?: Date }[] = [];
   const notified: NotificationEvent[] = [];
   const dispatched: string[][] = [];
 
   const repository = stub<AlertsRepository>({
-    withEndpointLock: <T>(_endpointId: string, work: (trx: never) => Promise<T>) => work(undefined as never),
+    withEndpointLock: async <T>(_endpointId: string, work: (trx: never) => Promise<T>) => {
+      steps.push('lock');
+      const result = await work(undefined as never);
+      steps.push('unlock');
+      return result;
+    },
+    claimedUntil: async () => claimedUntil,
     lastSentAt: async () => lastSent,
-    unsent: async () => unsent,
-    markSent: async (_trx: unknown, ids: string[]) => void marked.push(ids),
+    claim: async (_trx: unknown, _endpointId: string, _listed: number, leaseMs: number) => {
+      steps.push('claim');
+      claims.push(leaseMs);
+      return unsent;
+    },
+    markSent: async (mailId: string) => {
+      steps.push('marked');
+      marked.push(mailId);
+    },
+    release: async () => void steps.push('released'),
     markNotified: async (_trx: unknown, ids: string[]) => void markedNotified.push(ids),
   });
   const mailer = stub<MailerService>({
     sendMail: async (mail) => {
+      steps.push('send');
       sent.push(mail as (typeof sent)[number]);
       return {};
     },
@@ -71,6 +91,9 @@ describe(AlertMailer.name, () => {
   const sut = new AlertMailer(repository, scheduler, mailer, notifier, config);
 
   beforeEach(() => {
+    claimedUntil = null;
+    steps.length = 0;
+    claims.length = 0;
     sent.length = 0;
     marked.length = 0;
     markedNotified.length = 0;
@@ -91,10 +114,29 @@ describe(AlertMailer.name, () => {
     expect(sent[0].text).toContain('2026-11-23T10:00:00.000Z');
     expect(sent[0].text).toContain('https://api.example.com/hooks: last response 500');
     expect(sent[0].text).toContain('https://hooktrail.example/#/endpoints/endpoint-1/events/event-0');
-    expect(marked).toEqual([['alert-0']]);
+    expect(marked).toEqual(['mail-1']);
   });
 
-  it("mails a team's endpoint's alert to every owner of the team, in one mail greeting them all", async () => {
+  it('claims under the lock, sends after the lock is let go, then marks sent, with a Message-ID of the mail id', async () => {
+    lastSent = null;
+    unsent = batchOf(1);
+    await sut.sendFor('endpoint-1');
+    expect(steps).toEqual(['lock', 'claim', 'unlock', 'send', 'marked']);
+    expect(claims).toEqual([ALERT_CLAIM_MS]);
+    expect(sent[0].messageId).toBe('<dead-letter-alert.mail-1@hooktrail.example>');
+  });
+
+  it("claims nothing while another worker's claim runs, and looks again when it ends", async () => {
+    lastSent = null;
+    unsent = batchOf(1);
+    claimedUntil = new Date(Date.now() + 60_000);
+    await sut.sendFor('endpoint-1');
+    expect(steps).toEqual(['lock', 'unlock']);
+    expect(sent).toHaveLength(0);
+    expect(scheduled).toEqual([{ endpointId: 'endpoint-1', notBefore: claimedUntil }]);
+  });
+
+  it("mails a team's endpoint's alert to every owner and admin of the team, in one mail greeting them all", async () => {
     lastSent = null;
     unsent = batchOf(1, [
       { email: 'ada@example.com', name: 'Ada' },
@@ -124,7 +166,7 @@ describe(AlertMailer.name, () => {
     await sut.sendFor('endpoint-1');
     expect(sent).toHaveLength(1);
     expect(sent[0].subject).toBe('[Hooktrail] 3 webhooks dead-lettered on "Stripe (prod)"');
-    expect(marked).toEqual([['alert-0', 'alert-1', 'alert-2']]);
+    expect(marked).toEqual(['mail-1']);
   });
 
   it('lists at most 100 events of a flood, says how many more, counts and marks them all', async () => {
@@ -138,7 +180,6 @@ describe(AlertMailer.name, () => {
       '…and 2400 more: https://hooktrail.example/#/endpoints/endpoint-1?status=dead_letter lists them all.',
     );
     expect(Buffer.byteLength(sent[0].text)).toBeLessThan(64 * 1024);
-    expect(marked[0]).toHaveLength(2500);
     expect(notified[0].data.count).toBe(2500);
   });
 
@@ -161,12 +202,13 @@ describe(AlertMailer.name, () => {
     expect(notified).toHaveLength(0);
   });
 
-  it('leaves the alerts unsent when SMTP fails, so the job retries, and tells the channels all the same', async () => {
+  it('ends the claim and leaves the alerts unsent when SMTP fails, so the job retries, and tells the channels all the same', async () => {
     lastSent = null;
     unsent = batchOf(2);
     const refusing = stub<MailerService>({ sendMail: async () => Promise.reject(new Error('ECONNREFUSED')) });
     const failing = new AlertMailer(repository, scheduler, refusing, notifier, config);
     await expect(failing.sendFor('endpoint-1')).rejects.toThrow('ECONNREFUSED');
+    expect(steps).toEqual(['lock', 'claim', 'unlock', 'released']);
     expect(marked).toHaveLength(0);
     expect(notified).toHaveLength(1);
     expect(markedNotified).toEqual([['alert-0', 'alert-1']]);
@@ -177,7 +219,7 @@ describe(AlertMailer.name, () => {
     unsent = { ...batchOf(3), unnotifiedIds: ['alert-2'] };
     await sut.sendFor('endpoint-1');
     expect(sent).toHaveLength(1);
-    expect(marked).toEqual([['alert-0', 'alert-1', 'alert-2']]);
+    expect(marked).toEqual(['mail-1']);
     expect(notified).toHaveLength(1);
     expect(notified[0].data).toMatchObject({ count: 1, events: [{ id: 'event-2' }] });
   });

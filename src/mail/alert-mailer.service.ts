@@ -50,12 +50,32 @@ function escapeHtml(text: string): string {
 }
 
 /**
- * Sends the dead-letter email of one endpoint to its account holders (its owner, or every owner of its
- * team, in one mail): one alert, or a digest of every alert since the last mail, never more than one mail
- * per endpoint per ALERT_WINDOW_MS. An SMTP error throws, the outbox
- * rows stay unsent and Bull retries the job: an outage delays the mail and loses nothing. The holders'
- * notification channels subscribed to `dead_letter` are told about the same batch (their outbox rows are
- * written in the transaction that marks the alerts sent), and digest it further by channel.
+ * How long a worker's claim on a mail lasts: far beyond what a mail takes with SMTP_TIMEOUTS_MS (a server
+ * that hangs fails it within a minute). A worker that died leaves its claim, and the alert sweep has the
+ * mail sent again once it runs out; one still sending past it may see its mail sent a second time, with
+ * the same Message-ID, so the two are recognisable as one message.
+ */
+export const ALERT_CLAIM_MS = 5 * 60 * 1000;
+
+/** A mail as given to MailerService. */
+interface AlertMail {
+  to: string[];
+  subject: string;
+  text: string;
+  html: string;
+  messageId: string;
+}
+
+/**
+ * Sends the dead-letter email of one endpoint to its account holders (its owner, or every owner and admin
+ * of its team, in one mail): one alert, or a digest of every alert since the last mail, never more than one
+ * mail per endpoint per ALERT_WINDOW_MS. No network call happens in a transaction: the mail is claimed in a
+ * short one (under the endpoint's lock), sent outside any, and marked sent after, so a slow mail server
+ * holds neither a database connection nor the lock. Its Message-ID is the claim's mail id, which a mail
+ * sent again after its worker died keeps. An SMTP error ends the claim and throws, the rows stay unsent and Bull retries the job: an
+ * outage delays the mail and loses nothing. The holders' notification channels subscribed to `dead_letter`
+ * are told about the same batch (their outbox rows are written in the transaction that claims it), and
+ * digest it further by channel.
  */
 @Injectable()
 export class AlertMailer {
@@ -77,35 +97,47 @@ export class AlertMailer {
 
   async sendFor(endpointId: string): Promise<void> {
     let notifiedChannels: string[] = [];
-    let mailFailure: unknown;
-    const postponedUntil = await this.alerts.withEndpointLock(endpointId, async (trx) => {
-      const lastSent = await this.alerts.lastSentAt(trx, endpointId);
-      const windowEnd = lastSent ? new Date(lastSent.getTime() + ALERT_WINDOW_MS) : null;
-      if (windowEnd && windowEnd.getTime() > Date.now()) return windowEnd;
-      const batch = await this.alerts.unsent(trx, endpointId, MAILED_EVENTS_LIMIT);
-      if (!batch) return null;
-      // The channels are told first, and whatever becomes of the mail: SMTP down delays the mail only.
-      notifiedChannels = await this.notifyChannels(trx, batch);
-      const mail = this.compose(batch);
-      try {
-        await this.mailer.sendMail(mail);
-      } catch (error) {
-        mailFailure = error;
-        return null;
-      }
-      if (this.logOnly)
-        this.logger.warn(
-          { to: mail.to, subject: mail.subject, text: mail.text },
-          'SMTP_URL is not set: alert logged',
-        );
-      await this.alerts.markSent(trx, batch.alertIds);
-      this.logger.log({ endpointId, events: batch.alertIds.length, to: mail.to }, 'dead-letter alert sent');
-      return null;
-    });
+    const claimed = await this.alerts.withEndpointLock(
+      endpointId,
+      async (trx): Promise<{ batch?: AlertBatch; postponedUntil?: Date }> => {
+        // Another worker's mail covers the window already: look again once its claim is over.
+        const claimedUntil = await this.alerts.claimedUntil(trx, endpointId);
+        if (claimedUntil) return { postponedUntil: claimedUntil };
+        const lastSent = await this.alerts.lastSentAt(trx, endpointId);
+        const windowEnd = lastSent ? new Date(lastSent.getTime() + ALERT_WINDOW_MS) : null;
+        if (windowEnd && windowEnd.getTime() > Date.now()) return { postponedUntil: windowEnd };
+        const batch = await this.alerts.claim(trx, endpointId, MAILED_EVENTS_LIMIT, ALERT_CLAIM_MS);
+        if (!batch) return {};
+        // The channels are told first, and whatever becomes of the mail: SMTP down delays the mail only.
+        notifiedChannels = await this.notifyChannels(trx, batch);
+        return { batch };
+      },
+    );
     await this.notifier.dispatch(notifiedChannels);
-    // The alerts stay unsent and the job is retried (Bull's back-off): the mail goes when SMTP is back.
-    if (mailFailure) throw mailFailure;
-    if (postponedUntil) await this.scheduler.schedule(endpointId, postponedUntil);
+    if (claimed.postponedUntil) await this.scheduler.schedule(endpointId, claimed.postponedUntil);
+    if (claimed.batch) await this.send(claimed.batch);
+  }
+
+  /** Sends a claimed mail, outside any transaction, and marks its alerts sent. */
+  private async send(batch: AlertBatch): Promise<void> {
+    const mail = this.compose(batch);
+    try {
+      await this.mailer.sendMail(mail);
+    } catch (error) {
+      // The alerts stay unsent and the job is retried (Bull's back-off): the mail goes when SMTP is back.
+      await this.alerts.release(batch.mailId);
+      throw error;
+    }
+    if (this.logOnly)
+      this.logger.warn(
+        { to: mail.to, subject: mail.subject, text: mail.text },
+        'SMTP_URL is not set: alert logged',
+      );
+    await this.alerts.markSent(batch.mailId);
+    this.logger.log(
+      { endpointId: batch.endpointId, events: batch.alertIds.length, to: mail.to, messageId: mail.messageId },
+      'dead-letter alert sent',
+    );
   }
 
   /** Tells the channels about the batch's alerts they were not told about yet; resolves with their ids. */
@@ -128,7 +160,7 @@ export class AlertMailer {
     return `${this.siteUrl}/#/endpoints/${endpointId}/events/${eventId}`;
   }
 
-  private compose(batch: AlertBatch): { to: string[]; subject: string; text: string; html: string } {
+  private compose(batch: AlertBatch): AlertMail {
     const count = batch.alertIds.length;
     const unlisted = count - batch.events.length;
     const subject =
@@ -160,6 +192,12 @@ export class AlertMailer {
     const html = `<p>${escapeHtml(greeting)}</p><p>${escapeHtml(intro)}</p>${blocks
       .map((block) => `<pre>${escapeHtml(block)}</pre>`)
       .join('')}<p>${escapeHtml(outro)}</p>`;
-    return { to: batch.recipients.map((recipient) => recipient.email), subject, text, html };
+    return {
+      to: batch.recipients.map((recipient) => recipient.email),
+      subject,
+      text,
+      html,
+      messageId: `<dead-letter-alert.${batch.mailId}@${new URL(this.siteUrl).hostname}>`,
+    };
   }
 }

@@ -1,6 +1,7 @@
 import { ENDPOINT_ACCOUNT_HOLDERS } from '../access/access-sql';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import type { Knex } from '../database/sql';
 
 export interface AlertDestination {
@@ -24,11 +25,13 @@ export interface AlertRecipient {
 }
 
 export interface AlertBatch {
+  /** The mail's id (its Message-ID): kept when a worker that died with the mail claimed leaves it to another. */
+  mailId: string;
   endpointId: string;
   endpointName: string;
-  /** The endpoint's account holders: its owner, or every owner of its team. */
+  /** The endpoint's account holders: its owner, or every owner and admin of its team. */
   recipients: AlertRecipient[];
-  /** Every unsent alert of the endpoint, oldest first: what the mail counts and marks sent. */
+  /** The alerts the mail covers, oldest first: what it counts and marks sent. */
   alertIds: string[];
   /** Those of them not told to the notification channels yet (a mail that failed told them already). */
   unnotifiedIds: string[];
@@ -42,14 +45,27 @@ export class AlertsRepository {
   constructor(private readonly em: EntityManager) {}
 
   /**
-   * Runs `work` holding the endpoint's alert lock, so that two workers never mail the same alerts.
-   * The outbox rows are marked sent in the same transaction, after `work` (the sending) succeeded.
+   * Runs `work` in a transaction holding the endpoint's alert lock, so that two workers never claim alerts
+   * of one endpoint at once (rows taken `for update skip locked` would let a second worker claim the newer
+   * alerts beside the first one's and send a second mail in the window). `work` never waits on the network:
+   * the lock lasts some milliseconds.
    */
   withEndpointLock<T>(endpointId: string, work: (trx: Knex) => Promise<T>): Promise<T> {
     return this.em.getKnex().transaction(async (trx) => {
       await trx.raw(`select pg_advisory_xact_lock(hashtext('dead-letter-alerts:' || ?))`, [endpointId]);
       return work(trx);
     });
+  }
+
+  /** The end of the claim of a worker sending one of the endpoint's mails now, if one is. */
+  async claimedUntil(trx: Knex, endpointId: string): Promise<Date | null> {
+    const { rows } = await trx.raw(
+      `select max(claimed_until) as until from dead_letter_alerts
+       where endpoint_id = ? and sent_at is null and claimed_until > now()`,
+      [endpointId],
+    );
+    const until: Date | string | null = rows[0]?.until ?? null;
+    return until === null ? null : new Date(until);
   }
 
   async lastSentAt(trx: Knex, endpointId: string): Promise<Date | null> {
@@ -63,17 +79,30 @@ export class AlertsRepository {
   }
 
   /**
-   * The endpoint's unsent alerts: all their ids, and the events of the `listed` oldest with their
-   * dead-lettered destinations (a flood of thousands is counted, not written out in one mail).
+   * Claims the endpoint's next mail for `leaseMs`: the one whose worker died sending it (its claim ran
+   * out), again with the same alerts and id, else a new one of every unsent alert. Answers
+   * all its alert ids, and the events of the `listed` oldest with their dead-lettered destinations (a
+   * flood of thousands is counted, not written out in one mail). Only when no claim is running
+   * (`claimedUntil`), under the endpoint's lock.
    */
-  async unsent(trx: Knex, endpointId: string, listed: number): Promise<AlertBatch | null> {
-    const { rows: ids } = await trx.raw<{ rows: { id: string; notified: boolean }[] }>(
-      `select id, notified_at is not null as notified from dead_letter_alerts
+  async claim(trx: Knex, endpointId: string, listed: number, leaseMs: number): Promise<AlertBatch | null> {
+    const { rows: unsent } = await trx.raw<{
+      rows: { id: string; mail_id: string | null; notified: boolean }[];
+    }>(
+      `select id, mail_id, notified_at is not null as notified from dead_letter_alerts
        where endpoint_id = ? and sent_at is null order by created_at, id`,
       [endpointId],
     );
-    if (ids.length === 0) return null;
+    if (unsent.length === 0) return null;
+    const begun = unsent.find((row) => row.mail_id !== null)?.mail_id;
+    const mailId = begun ?? randomUUID();
+    const ids = begun ? unsent.filter((row) => row.mail_id === begun) : unsent;
     const alertIds = ids.map((row) => row.id);
+    await trx.raw(
+      `update dead_letter_alerts set mail_id = ?, claimed_until = now() + make_interval(secs => ?)
+       where id = any(?::uuid[])`,
+      [mailId, leaseMs / 1000, alertIds],
+    );
     const { rows } = await trx.raw(
       `select a.id as alert_id, e.id as event_id, e.method, e.received_at, ep.name as endpoint_name,
               coalesce((select json_agg(json_build_object('url', d.destination_url, 'responseCode', d.response_code,
@@ -94,6 +123,7 @@ export class AlertsRepository {
       [endpointId],
     );
     return {
+      mailId,
       endpointId,
       endpointName: rows[0].endpoint_name,
       recipients: recipients.rows,
@@ -109,12 +139,26 @@ export class AlertsRepository {
     };
   }
 
-  async markSent(trx: Knex, alertIds: string[]): Promise<void> {
-    await trx.raw(
-      `update dead_letter_alerts set sent_at = now(), notified_at = coalesce(notified_at, now())
-       where id = any(?::uuid[])`,
-      [alertIds],
+  /** The mail went out: its alerts are sent (one statement, after the mail, outside any transaction). */
+  async markSent(mailId: string): Promise<void> {
+    await this.em.getKnex().raw(
+      `update dead_letter_alerts set sent_at = now(), claimed_until = null, notified_at = coalesce(notified_at, now())
+       where mail_id = ? and sent_at is null`,
+      [mailId],
     );
+  }
+
+  /**
+   * SMTP refused the mail (or never answered): its alerts are unclaimed, and the next try (Bull's retry)
+   * mails them with those that came since, as a new mail, and tells the channels of those at once.
+   */
+  async release(mailId: string): Promise<void> {
+    await this.em
+      .getKnex()
+      .raw(
+        `update dead_letter_alerts set mail_id = null, claimed_until = null where mail_id = ? and sent_at is null`,
+        [mailId],
+      );
   }
 
   async markNotified(trx: Knex, alertIds: string[]): Promise<void> {
@@ -123,12 +167,15 @@ export class AlertsRepository {
 
   /**
    * Endpoints with alerts left unsent `graceSeconds` past the time they were due (now, or the end of
-   * the endpoint's alert window): their job may have been lost with Redis.
+   * the endpoint's alert window) and no mail being sent: their job may have been lost with Redis, or the
+   * worker that claimed their mail died (its claim ran out).
    */
   async endpointsWithOverdueAlerts(graceSeconds: number, windowMs: number): Promise<string[]> {
     const { rows } = await this.em.getKnex().raw(
       `select a.endpoint_id from dead_letter_alerts a
        where a.sent_at is null and a.created_at < now() - make_interval(secs => ?)
+         and not exists (select 1 from dead_letter_alerts c
+           where c.endpoint_id = a.endpoint_id and c.sent_at is null and c.claimed_until > now())
        group by a.endpoint_id
        having coalesce((select max(s.sent_at) from dead_letter_alerts s where s.endpoint_id = a.endpoint_id), '-infinity')
               < now() - make_interval(secs => ?)`,

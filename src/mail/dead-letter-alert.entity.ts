@@ -5,11 +5,11 @@ import { WebhookEvent } from '../events/event.entity';
 
 /**
  * The outbox of dead-letter emails: written in the transaction that moves an event to `dead_letter`,
- * marked sent once a mail (single or digest) covering it went out.
+ * claimed for a mail (single or digest), marked sent once that mail went out.
  */
 @Entity({ tableName: 'dead_letter_alerts' })
 export class DeadLetterAlert {
-  [OptionalProps]?: 'createdAt' | 'sentAt';
+  [OptionalProps]?: 'createdAt' | 'sentAt' | 'mailId' | 'claimedUntil';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -25,4 +25,12 @@ export class DeadLetterAlert {
 
   @Property({ type: 'timestamptz', nullable: true })
   sentAt: Date | null = null;
+
+  /** The mail that covers the alert, set when it is claimed: its Message-ID, kept if its worker dies. */
+  @Property({ type: 'uuid', nullable: true })
+  mailId: string | null = null;
+
+  /** Until then the worker that claimed it is sending its mail; after, another worker sends it again. */
+  @Property({ type: 'timestamptz', nullable: true })
+  claimedUntil: Date | null = null;
 }

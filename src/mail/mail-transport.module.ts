@@ -5,8 +5,8 @@ import type { Environment } from '../config/environment';
 
 /**
  * nodemailer's own time-outs suit a bulk mailer (2 minutes to connect, 30 s for the greeting, 10 minutes of
- * silence); here a dead-letter alert holds its endpoint's lock and a database connection while its mail is
- * sent, a notification its channel's, and an invitation its HTTP request. An SMTP server that hangs fails
+ * silence); here a dead-letter alert holds its claim (ALERT_CLAIM_MS) while its mail is sent, a
+ * notification its channel's, and an invitation its HTTP request. An SMTP server that hangs fails
  * them within seconds instead: the alert and the notification are retried, the invitation answers 503.
  */
 export const SMTP_TIMEOUTS_MS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };

@@ -1,5 +1,5 @@
 import { EntityManager } from '@mikro-orm/postgresql';
-import { Global, Logger, Module, type Provider } from '@nestjs/common';
+import { Global, Module, type Provider } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment';
 import { SecretBox } from './secret-box';
@@ -9,9 +9,9 @@ export const SECRET_BOX = Symbol('SECRET_BOX');
 
 /**
  * The process's SecretBox: ENCRYPTION_KEY (and ENCRYPTION_KEY_PREVIOUS during a rotation) or, outside
- * production, a key made once and kept in the database, with a warning. That every stored secret opens
- * under these keys was checked before the application was built (checkStoredSecrets); secrets an earlier
- * version stored in plain text are sealed here.
+ * production, a key made once and kept in the database (createApp warns of it). That every stored secret
+ * opens under these keys was checked before the application was built (checkStoredSecrets); secrets an
+ * earlier version stored in plain text are sealed here.
  */
 const secretBoxProvider: Provider = {
   provide: SECRET_BOX,
@@ -20,10 +20,6 @@ const secretBoxProvider: Provider = {
     const configured = config.get('ENCRYPTION_KEY', { infer: true });
     const previous = config.get('ENCRYPTION_KEY_PREVIOUS', { infer: true });
     const connection = em.getConnection();
-    if (!configured)
-      new Logger('Secrets').warn(
-        'ENCRYPTION_KEY is not set: secrets are sealed under a generated key kept in the database (set ENCRYPTION_KEY in production)',
-      );
     const box = new SecretBox(
       configured ? Buffer.from(configured, 'base64') : await generatedEncryptionKey(connection),
       previous ? Buffer.from(previous, 'base64') : undefined,

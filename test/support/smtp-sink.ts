@@ -16,13 +16,21 @@ function decodeQuotedPrintable(raw: string): string {
     .replace(/(?:=[0-9A-F]{2})+/g, (run) => Buffer.from(run.replaceAll('=', ''), 'hex').toString('utf8'));
 }
 
-/** A real SMTP server (the `smtp-server` package) on 127.0.0.1 that keeps every message it accepts. */
+/**
+ * A real SMTP server (the `smtp-server` package) on 127.0.0.1 that keeps every message it accepts. With
+ * `answerAfterMs`, a slow one: it takes each message in, then answers (and keeps it) only that much later.
+ */
 export class SmtpSink {
+  /** The messages accepted: answered with 250. */
   readonly mails: ReceivedMail[] = [];
+  /** How many messages came in, answered or not yet. */
+  received = 0;
   private server!: SMTPServer;
 
-  static async start(port = 0): Promise<SmtpSink> {
-    const sink = new SmtpSink();
+  private constructor(private readonly answerAfterMs: number) {}
+
+  static async start(port = 0, { answerAfterMs = 0 } = {}): Promise<SmtpSink> {
+    const sink = new SmtpSink(answerAfterMs);
     await sink.listen(port);
     return sink;
   }
@@ -57,14 +65,18 @@ export class SmtpSink {
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.on('end', () => {
+          this.received += 1;
           const raw = Buffer.concat(chunks).toString('utf8');
-          this.mails.push({
+          const mail = {
             from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
             to: session.envelope.rcptTo.map((recipient) => recipient.address),
             raw,
             text: decodeQuotedPrintable(raw),
-          });
-          callback();
+          };
+          setTimeout(() => {
+            this.mails.push(mail);
+            callback();
+          }, this.answerAfterMs);
         });
       },
     });

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsISO8601, IsString, Length, ValidateIf } from 'class-validator';
-import { Trim } from '../../endpoints/dto/endpoint-fields';
+import { Trim, trimmedLengthMessage } from '../../endpoints/dto/endpoint-fields';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../api-key.entity';
 
 export const API_KEY_NAME_MAX_LENGTH = 100;
@@ -9,7 +9,7 @@ export class CreateApiKeyDto {
   /** What the key is for, 1 to 100 characters (trimmed), e.g. "CI deploy checks". */
   @Trim()
   @IsString({ message: 'name must be a string' })
-  @Length(1, API_KEY_NAME_MAX_LENGTH, { message: `name must be 1 to ${API_KEY_NAME_MAX_LENGTH} characters` })
+  @Length(1, API_KEY_NAME_MAX_LENGTH, { message: trimmedLengthMessage('name', API_KEY_NAME_MAX_LENGTH) })
   name!: string;
 
   /** `write` (the default) may do anything the owner can except manage API keys; `read` may only GET. */

@@ -1,21 +1,19 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { IsEmail, IsString, Length, MaxLength } from 'class-validator';
 import { PLANS, type Plan } from '../../common/plans';
-
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+import { Trim, trimmedLengthMessage } from '../../endpoints/dto/endpoint-fields';
 
 export class RegisterDto {
   /** Email address; trimmed and compared case-insensitively. */
-  @Transform(trim)
+  @Trim()
   @IsEmail({}, { message: 'email must be a valid email address' })
   @MaxLength(254)
   email!: string;
 
-  /** Display name, 1 to 100 characters. */
-  @Transform(trim)
+  /** Display name, 1 to 100 characters (trimmed). */
+  @Trim()
   @IsString()
-  @Length(1, 100, { message: 'name must be 1 to 100 characters' })
+  @Length(1, 100, { message: trimmedLengthMessage('name', 100) })
   name!: string;
 
   /** 8 to 128 characters. */
@@ -25,7 +23,7 @@ export class RegisterDto {
 }
 
 export class LoginDto {
-  @Transform(trim)
+  @Trim()
   @IsString()
   @MaxLength(254)
   email!: string;

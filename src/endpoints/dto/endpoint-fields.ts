@@ -9,6 +9,13 @@ export const trim = ({ value }: { value: unknown }) => (typeof value === 'string
 /** Trims a string before it is validated. */
 export const Trim = () => Transform(trim);
 
+/**
+ * The message of a trimmed field's length, which says that the spaces at either end do not count: else a
+ * value of spaces alone, empty once trimmed, is told it is not 1 to `max` characters long.
+ */
+export const trimmedLengthMessage = (field: string, max: number) =>
+  `${field} must be 1 to ${max} characters, not counting spaces at either end`;
+
 /** A JSON object (not an array, scalar or null) of at most 16 KiB once serialised. */
 export function IsMetadataObject(options?: ValidationOptions): PropertyDecorator {
   return (target, propertyName) =>

@@ -1,5 +1,5 @@
 import { IsBoolean, IsString, Length, ValidateIf } from 'class-validator';
-import { IsMetadataObject, NAME_MAX_LENGTH, Trim } from './endpoint-fields';
+import { IsMetadataObject, NAME_MAX_LENGTH, Trim, trimmedLengthMessage } from './endpoint-fields';
 import { EndpointPlacementDto } from './endpoint-placement.dto';
 
 /** Only the fields sent change. `null` removes an ingest rule, and is not a value for the other fields. */
@@ -8,7 +8,7 @@ export class UpdateEndpointDto extends EndpointPlacementDto {
   @ValidateIf((_dto, value) => value !== undefined)
   @Trim()
   @IsString({ message: 'name must be a string' })
-  @Length(1, NAME_MAX_LENGTH, { message: `name must be 1 to ${NAME_MAX_LENGTH} characters` })
+  @Length(1, NAME_MAX_LENGTH, { message: trimmedLengthMessage('name', NAME_MAX_LENGTH) })
   name?: string;
 
   /** false: the capture URL answers 403 and stores nothing; true: it captures again. */

@@ -46,7 +46,9 @@ function fakeClaims(available = true) {
     claim: async (asks: (ClaimRequest | null)[], timeoutMs: number) => {
       timeouts.push(timeoutMs);
       if (!available) return null;
-      return asks.map((ask) => {
+      // Redis has held every claim ever made: none is looked up in PostgreSQL.
+      const since = Number.NEGATIVE_INFINITY;
+      const answered = asks.map((ask) => {
         if (ask === null) return null;
         const claim = held.get(ask.key) ?? {
           value: `${ask.eventId}:1`,
@@ -57,6 +59,7 @@ function fakeClaims(available = true) {
         held.set(ask.key, claim);
         return { ...claim, own: claim.eventId === ask.eventId };
       });
+      return { claims: answered, epoch: 'run:0', since, began: false };
     },
     release: async (claims) => {
       for (const { ask } of claims) {

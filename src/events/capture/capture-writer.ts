@@ -1,10 +1,18 @@
 import { Injectable, Logger, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type Redis from 'ioredis';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { atMostEvery } from '../../common/at-most-every';
 import type { Environment } from '../../config/environment';
 import { RoutingSignal } from '../../delivery/delivery-router.service';
-import { type Claim, claimOf, type ClaimRequest, DedupClaims } from '../../ingest/dedup-claims';
+import {
+  type Claim,
+  claimOf,
+  type ClaimRequest,
+  type Claims,
+  DedupClaims,
+  staleClaimAfterMs,
+} from '../../ingest/dedup-claims';
 import { Metrics } from '../../metrics/metrics.service';
 import { REDIS } from '../../redis/redis.module';
 import { CaptureRepository, type NewCapture, type StoreOutcome } from './capture.repository';
@@ -106,6 +114,9 @@ export class CaptureWriter implements OnApplicationShutdown {
   private readonly unclaimedLog = atMostEvery(10_000);
 
   private readonly commitAllowanceMs: number;
+  /** A batch has committed or failed this long after its claims were made. */
+  private readonly settleAfterMs: number;
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly repository: CaptureRepository,
@@ -115,6 +126,7 @@ export class CaptureWriter implements OnApplicationShutdown {
     metrics: Metrics,
   ) {
     this.commitAllowanceMs = commitAllowanceMs(config.get('CAPTURE_TIMEOUT_MS', { infer: true }));
+    this.settleAfterMs = staleClaimAfterMs(config.get('CAPTURE_TIMEOUT_MS', { infer: true }));
     this.batches = new GroupCommit((captures, startBy) => this.commit(captures, startBy), {
       maxInFlight: CAPTURE_POOL_SIZE,
       maxBatchItems: CAPTURE_BATCH_MAX_ITEMS,
@@ -174,11 +186,72 @@ export class CaptureWriter implements OnApplicationShutdown {
    */
   private async claimed(asks: (ClaimRequest | null)[], startBy: number): Promise<(Claim | null)[]> {
     const claims = await this.claims.claim(asks, startBy - Date.now());
-    if (claims !== null) return claims;
+    if (claims !== null) return this.recovered(asks, claims, startBy);
     if (this.unclaimedLog.due())
       this.logger.warn('Redis is unavailable or slow: captures are stored without their dedup keys claimed');
     const now = Date.now();
     return asks.map((ask) => (ask?.heldBy ? claimOf(ask.heldBy, ask, now) : null));
+  }
+
+  /**
+   * The claims, with those Redis lost found again. A claim of ours on a key whose window began before Redis's
+   * epoch (it restarted, or a replica took over, since) may stand where an earlier event's claim was: such
+   * keys are looked up in PostgreSQL, where each event keeps the key it claimed (one statement, only within
+   * a window after a restart). An event found holds the key: it is put back in Redis for the rest of its
+   * window, and this capture is its repeat.
+   */
+  private async recovered(
+    asks: (ClaimRequest | null)[],
+    { claims, epoch, since, began }: Claims,
+    startBy: number,
+  ): Promise<(Claim | null)[]> {
+    if (began) void this.settle(epoch, since);
+    const doubtful = claims.flatMap((claim, index) => {
+      const ask = asks[index];
+      return claim?.own && ask !== null && claim.claimedAt - ask.windowMs < since ? [index] : [];
+    });
+    if (doubtful.length === 0) return claims;
+    let found: Awaited<ReturnType<CaptureRepository['findDedupEvents']>>;
+    try {
+      found = await this.repository.findDedupEvents(doubtful.map((index) => asks[index] as ClaimRequest));
+    } catch (error) {
+      this.release(asks, claims, () => true);
+      throw error;
+    }
+    const answered = [...claims];
+    const restores = found.flatMap((event, position) => {
+      if (event === null) return [];
+      const index = doubtful[position];
+      const [ask, own] = [asks[index] as ClaimRequest, claims[index] as Claim];
+      answered[index] = claimOf(`${event.eventId}:${event.receivedAt}`, ask, own.claimedAt);
+      const leftMs = Math.max(1, event.receivedAt + ask.windowMs - own.claimedAt);
+      return [{ ask, own, found: answered[index] as Claim, leftMs }];
+    });
+    // Not put back, a key keeps this capture's claim, whose event is never stored: its next repeat waits for
+    // that claim to go stale, then takes it over and finds the event here again.
+    if (restores.length > 0)
+      await this.claims.restore(restores, startBy - Date.now()).catch((error: Error) => {
+        this.logger.warn(`dedup claims found in PostgreSQL were not put back in Redis: ${error.message}`);
+      });
+    return answered;
+  }
+
+  /**
+   * Moves a new epoch back to the capture time of the newest event that claimed a key before it: the claims
+   * Redis lost are those events', so no later claim is doubtful (and on a new installation, or one whose
+   * endpoints had no dedup, none at all). It first waits for the batches in flight when the epoch began to
+   * commit or fail; until then every claim within a window of the epoch is looked up.
+   */
+  private async settle(epoch: string, since: number): Promise<void> {
+    try {
+      await sleep(this.settleAfterMs, undefined, { signal: this.closing.signal });
+      await this.claims.settle(epoch, await this.repository.lastDedupEventBefore(since));
+    } catch (error) {
+      if (!this.closing.signal.aborted)
+        this.logger.warn(
+          `dedup claims are looked up in PostgreSQL for a window yet: ${(error as Error).message}`,
+        );
+    }
   }
 
   /**
@@ -236,6 +309,7 @@ export class CaptureWriter implements OnApplicationShutdown {
    * Idempotent (a signal and an explicit app.close() may both get here).
    */
   onApplicationShutdown(): Promise<void> {
+    this.closing.abort();
     this.shutdown ??= this.batches.close().then(() => this.repository.close());
     return this.shutdown;
   }

@@ -72,10 +72,10 @@ with input as (
   select *
   from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::text[],
               $9::timestamptz[], $10::int[], $11::text[], $12::text[], $13::boolean[], $14::text[], $15::uuid[],
-              $16::boolean[])
+              $16::boolean[], $17::text[])
     with ordinality as t(id, token, method, headers, query, body_text, body_bytes, source_ip, received_at,
                          rules_version, verification_status, verification_reason, forward, skip, first_id,
-                         authorized, position)
+                         authorized, dedup_key, position)
 ),
 found as (
   select id, public_token, is_active, rules_version from endpoints where public_token = any($2::text[])
@@ -91,9 +91,9 @@ targets as (
 ),`;
   const insertEvents = `
   insert into events (id, endpoint_id, status, method, headers, query, body_text, body_bytes, source_ip,
-                      received_at, verification_status, verification_reason, duplicate_count)`;
+                      received_at, verification_status, verification_reason, dedup_key, duplicate_count)`;
   const eventValues = `id, endpoint_id, 'received', method, headers::jsonb, query, body_text, body_bytes,
-         source_ip, received_at, verification_status, verification_reason`;
+         source_ip, received_at, verification_status, verification_reason, dedup_key`;
   // One row of `routing_queue` per event with destinations, and one of `search_queue` per event without.
   const queueRoutes = (routes: string) => `,
 routes as (
@@ -203,6 +203,19 @@ export function isStorableText(body: Buffer): boolean {
   return isUtf8(body) && body.indexOf(0) === -1;
 }
 
+const FIND_DEDUP_EVENTS_SQL = `
+select ask.position::int as position, event.id::text as id,
+       (extract(epoch from event.received_at) * 1000)::bigint::text as received_at
+from unnest($1::text[], $2::text[], $3::int[]) with ordinality as ask(token, key, window_ms, position)
+join endpoints on endpoints.public_token = ask.token
+cross join lateral (
+  select id, received_at from events
+  where events.endpoint_id = endpoints.id and events.dedup_key = ask.key
+    and events.received_at > now() - make_interval(secs => ask.window_ms / 1000.0)
+  order by received_at desc
+  limit 1
+) event`;
+
 /**
  * The capture path's own connection pool and its one statement. Plain `pg`, no ORM unit of work:
  * this is the hot path. Each query is a single statement, so node-pg resolves it after the commit.
@@ -266,6 +279,7 @@ export class CaptureRepository {
       forward: [] as boolean[],
       skips: [] as (string | null)[],
       authorized: [] as boolean[],
+      dedupKeys: [] as (string | null)[],
     };
     for (const capture of captures) {
       columns.ids.push(capture.id);
@@ -286,6 +300,7 @@ export class CaptureRepository {
       columns.forward.push(verdict.forward);
       columns.skips.push(verdict.skip.length === 0 ? null : verdict.skip.join(' '));
       columns.authorized.push(verdict.authorized);
+      columns.dedupKeys.push(capture.dedup === null ? null : verdict.dedupKey);
     }
     const routed =
       firstIds.some((firstId) => firstId !== null) ||
@@ -311,6 +326,7 @@ export class CaptureRepository {
         binaryArray(TEXT, columns.skips),
         binaryArray(UUID, firstIds),
         binaryArray(BOOL, columns.authorized),
+        binaryArray(TEXT, columns.dedupKeys),
       ],
     });
     return rows.map((row): StoreOutcome => {
@@ -322,6 +338,39 @@ export class CaptureRepository {
         return row.first_found ? { kind: 'duplicate', firstId: row.first_id } : { kind: 'first-pending' };
       return { kind: 'stored', endpointId: row.endpoint_id };
     });
+  }
+
+  /**
+   * For each ask, the newest stored event of its endpoint that claimed its key within its window (its id and
+   * capture time in epoch ms), or null: the claims Redis has lost (CaptureWriter). One index probe an ask
+   * (`events_dedup_key_index`).
+   */
+  async findDedupEvents(
+    asks: { token: string; key: string; windowMs: number }[],
+  ): Promise<({ eventId: string; receivedAt: number } | null)[]> {
+    const { rows } = await this.pool.query<{ position: number; id: string; received_at: string }>({
+      name: 'hooktrail-capture-dedup-events',
+      text: FIND_DEDUP_EVENTS_SQL,
+      values: [asks.map((ask) => ask.token), asks.map((ask) => ask.key), asks.map((ask) => ask.windowMs)],
+    });
+    const found = new Map(rows.map((row) => [row.position, row]));
+    return asks.map((_ask, index) => {
+      const row = found.get(index + 1);
+      return row === undefined ? null : { eventId: row.id, receivedAt: Number(row.received_at) };
+    });
+  }
+
+  /**
+   * The capture time (epoch ms) of the newest stored event that claimed a dedup key before `before`, 0 when
+   * there is none. A scan of the dedup key index, once each time Redis lost its claims (CaptureWriter).
+   */
+  async lastDedupEventBefore(before: number): Promise<number> {
+    const { rows } = await this.pool.query<{ at: string | null }>(
+      `select (extract(epoch from max(received_at)) * 1000)::bigint::text as at
+       from events where dedup_key is not null and received_at < to_timestamp($1::float8 / 1000)`,
+      [before],
+    );
+    return Number(rows[0].at ?? 0);
   }
 
   /** The rules of the endpoint with this token as stored (secrets sealed), or undefined when there is none. */

@@ -11,7 +11,7 @@ import { REDIS } from '../../redis/redis.module';
 import { sharedCounter } from '../../redis/shared-counter';
 import { CaptureRateLimiter } from './capture-rate-limiter';
 import { judgeCapture, storedHeaders, type Verdict } from '../../ingest/capture-rules';
-import type { Claim } from '../../ingest/dedup-claims';
+import { type Claim, staleClaimAfterMs } from '../../ingest/dedup-claims';
 import { CaptureRulesCache } from './capture-rules.cache';
 import { CaptureWriter, type WriteOutcome } from './capture-writer';
 import { isStorableText } from './capture.repository';
@@ -76,15 +76,6 @@ const RULE_READS_MAX = 3;
  * is in flight (its commit takes milliseconds), or was never stored and its claim goes stale.
  */
 const FIRST_PENDING_RETRY_MS = 10;
-
-/**
- * A dedup claim whose event is not stored this long after it was made never will be: its batch has
- * committed or failed by then (each waits CAPTURE_TIMEOUT_MS / 2 at most for a connection and as long for
- * its statement), so a repeat takes the key over. One second more for clocks of processes on other hosts.
- */
-function staleClaimAfterMs(captureTimeoutMs: number): number {
-  return captureTimeoutMs + 1000;
-}
 
 /** Tokens are 32 base64url characters; anything that cannot be one is unknown without asking the database. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{1,128}$/;

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Length } from 'class-validator';
 import { ROLES, type Role } from '../../access/roles';
-import { Trim } from '../../endpoints/dto/endpoint-fields';
+import { Trim, trimmedLengthMessage } from '../../endpoints/dto/endpoint-fields';
 
 export const TEAM_NAME_MAX_LENGTH = 100;
 
@@ -9,7 +9,7 @@ export class CreateTeamDto {
   /** The team's name, 1 to 100 characters (trimmed), e.g. "Payments". */
   @Trim()
   @IsString({ message: 'name must be a string' })
-  @Length(1, TEAM_NAME_MAX_LENGTH, { message: `name must be 1 to ${TEAM_NAME_MAX_LENGTH} characters` })
+  @Length(1, TEAM_NAME_MAX_LENGTH, { message: trimmedLengthMessage('name', TEAM_NAME_MAX_LENGTH) })
   name!: string;
 }
 
