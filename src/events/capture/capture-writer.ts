@@ -102,7 +102,8 @@ function isRowError(error: unknown): boolean {
  * claimed in Redis first, in one call (DedupClaims); the claims of its captures that were not stored are
  * released after it. After each commit the routers are told that events wait to be routed, without
  * waiting: if Redis is down, the events wait in `routing_queue` for a router's next look, and a batch whose
- * keys cannot be claimed is stored without dedup, so a capture never fails because of Redis.
+ * keys cannot be claimed is stored without claims (its keys looked up in PostgreSQL's record instead), so a
+ * capture never fails because of Redis.
  * Rejects (for the whole batch) when PostgreSQL fails.
  */
 @Injectable()
@@ -182,7 +183,8 @@ export class CaptureWriter implements OnApplicationShutdown {
    * The claims on the batch's dedup keys. When Redis cannot give them before the batch must start
    * (`startBy`, so that its statement still commits by its captures' deadline), PostgreSQL's record stands
    * in: a key an event stored within its window holds makes the capture that event's repeat (one statement
-   * for the batch's keys, only while Redis cannot answer), and the other captures are stored without dedup.
+   * for the batch's keys, only while Redis is unavailable and there is time before `startBy`), and the other
+   * captures are stored without dedup.
    * A repeat that found its key held by another claim keeps waiting for that claim's event (answered 503 at
    * its deadline if it is not committed), and is never stored as new.
    */
@@ -194,7 +196,9 @@ export class CaptureWriter implements OnApplicationShutdown {
         'Redis is unavailable or slow: dedup keys are looked up in PostgreSQL, and captures stored without claims',
       );
     const now = Date.now();
-    const unclaimed = asks.flatMap((ask, index) => (ask !== null && !ask.heldBy ? [index] : []));
+    // A Redis that did not answer in time leaves no time to look up either: the batch must start now.
+    const unclaimed =
+      now < startBy ? asks.flatMap((ask, index) => (ask !== null && !ask.heldBy ? [index] : [])) : [];
     const found =
       unclaimed.length === 0
         ? []
