@@ -73,13 +73,15 @@ function fakeClaims(available = true) {
 
 /**
  * A repository whose statements the test controls; it records the batches it was given (each capture's
- * token, and `<token>→<first id>` for a repeat), and announcements.
+ * token, and `<token>→<first id>` for a repeat), the keys looked up in its record of dedup keys (where only
+ * `recorded` was stored, by `event-recorded`), and announcements.
  */
 function makeSut(
   store: (captures: NewCapture[], firstIds: (string | null)[]) => Promise<StoreOutcome[]>,
   claims = fakeClaims().claims,
 ) {
   const batches: string[][] = [];
+  const lookedUp: string[][] = [];
   const close = jest.fn(async () => undefined);
   const repository = stub<CaptureRepository>({
     storeBatch: (captures, firstIds) => {
@@ -90,13 +92,25 @@ function makeSut(
       );
       return store(captures, firstIds);
     },
+    findDedupEvents: async (asks) => {
+      lookedUp.push(asks.map((ask) => ask.key));
+      return asks.map((ask) =>
+        ask.key === 'recorded' ? { eventId: 'event-recorded', receivedAt: 5 } : null,
+      );
+    },
     close,
   });
   const announce = jest.fn();
   const routing = stub<RoutingSignal>({ announce });
   const config = stub<ConfigService<Environment, true>>({ get: () => 2000 as never });
   const metrics = stub<Metrics>({ gauge: () => undefined });
-  return { sut: new CaptureWriter(repository, routing, claims, config, metrics), batches, announce, close };
+  return {
+    sut: new CaptureWriter(repository, routing, claims, config, metrics),
+    batches,
+    lookedUp,
+    announce,
+    close,
+  };
 }
 
 /** Writes the capture of `token` with a deadline far enough ahead never to matter here. */
@@ -254,11 +268,16 @@ describe(CaptureWriter.name, () => {
       expect(batches).toEqual([['again→event-first']]);
     });
 
-    it('stores a batch without dedup when its keys cannot be claimed', async () => {
-      const { sut, batches } = makeSut(storeFirsts(), fakeClaims(false).claims);
+    it("stores a batch without claims when its keys cannot be claimed, but by PostgreSQL's record", async () => {
+      const { sut, batches, lookedUp } = makeSut(storeFirsts(), fakeClaims(false).claims);
       await sut.write(capture('first', 'k'), Date.now() + 60_000);
       await expect(sut.write(capture('again', 'k'), Date.now() + 60_000)).resolves.toEqual(stored('again'));
-      expect(batches).toEqual([['first'], ['again']]);
+      await expect(sut.write(capture('repeat', 'recorded'), Date.now() + 60_000)).resolves.toEqual({
+        kind: 'duplicate',
+        firstId: 'event-recorded',
+      });
+      expect(batches).toEqual([['first'], ['again'], ['repeat→event-recorded']]);
+      expect(lookedUp).toEqual([['k'], ['k'], ['recorded']]);
     });
   });
 

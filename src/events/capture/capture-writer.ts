@@ -102,7 +102,8 @@ function isRowError(error: unknown): boolean {
  * claimed in Redis first, in one call (DedupClaims); the claims of its captures that were not stored are
  * released after it. After each commit the routers are told that events wait to be routed, without
  * waiting: if Redis is down, the events wait in `routing_queue` for a router's next look, and a batch whose
- * keys cannot be claimed is stored without dedup, so a capture never fails because of Redis.
+ * keys cannot be claimed is stored without claims (its keys looked up in PostgreSQL's record instead), so a
+ * capture never fails because of Redis.
  * Rejects (for the whole batch) when PostgreSQL fails.
  */
 @Injectable()
@@ -180,17 +181,35 @@ export class CaptureWriter implements OnApplicationShutdown {
 
   /**
    * The claims on the batch's dedup keys. When Redis cannot give them before the batch must start
-   * (`startBy`, so that its statement still commits by its captures' deadline), the batch goes without
-   * dedup, but for the repeats that found their key held by another claim: they keep waiting for that
-   * claim's event (answered 503 at their deadline if it is not committed), and are never stored as new.
+   * (`startBy`, so that its statement still commits by its captures' deadline), PostgreSQL's record stands
+   * in: a key an event stored within its window holds makes the capture that event's repeat (one statement
+   * for the batch's keys, only while Redis is unavailable and there is time before `startBy`), and the other
+   * captures are stored without dedup.
+   * A repeat that found its key held by another claim keeps waiting for that claim's event (answered 503 at
+   * its deadline if it is not committed), and is never stored as new.
    */
   private async claimed(asks: (ClaimRequest | null)[], startBy: number): Promise<(Claim | null)[]> {
     const claims = await this.claims.claim(asks, startBy - Date.now());
     if (claims !== null) return this.recovered(asks, claims, startBy);
     if (this.unclaimedLog.due())
-      this.logger.warn('Redis is unavailable or slow: captures are stored without their dedup keys claimed');
+      this.logger.warn(
+        'Redis is unavailable or slow: dedup keys are looked up in PostgreSQL, and captures stored without claims',
+      );
     const now = Date.now();
-    return asks.map((ask) => (ask?.heldBy ? claimOf(ask.heldBy, ask, now) : null));
+    // A Redis that did not answer in time leaves no time to look up either: the batch must start now.
+    const unclaimed =
+      now < startBy ? asks.flatMap((ask, index) => (ask !== null && !ask.heldBy ? [index] : [])) : [];
+    const found =
+      unclaimed.length === 0
+        ? []
+        : await this.repository.findDedupEvents(unclaimed.map((index) => asks[index] as ClaimRequest));
+    const recorded = new Map(unclaimed.map((index, position) => [index, found[position]]));
+    return asks.map((ask, index) => {
+      if (ask === null) return null;
+      if (ask.heldBy) return claimOf(ask.heldBy, ask, now);
+      const event = recorded.get(index);
+      return event ? claimOf(`${event.eventId}:${event.receivedAt}`, ask, now) : null;
+    });
   }
 
   /**
