@@ -14,7 +14,7 @@ const SMTP_ANSWER_AFTER_MS = 20_000;
 /** Longer than the alert sweep's interval (5 s): a duplicate would have been sent by then. */
 const SWEEP_PASS_MS = 6000;
 
-describe('dead-letter alert mail: claimed, sent outside any transaction, marked sent', () => {
+describe('mail through a server that answers after 20 s: claimed, sent outside any transaction, marked sent', () => {
   let sut: TestApp;
   let smtp: SmtpSink;
   let db: Client;
@@ -31,6 +31,20 @@ describe('dead-letter alert mail: claimed, sent outside any transaction, marked 
   const messageIdOf = (mail: { raw: string }) => /^Message-ID:\s*(\S+)/im.exec(mail.raw)?.[1];
   const expectedMessageId = (mailId: string) =>
     `<dead-letter-alert.${mailId}@${new URL(sut.env.SITE_URL as string).hostname}>`;
+
+  /**
+   * Sent inside a transaction, a mail would leave its connection "idle in transaction" since before the
+   * mail began; other transactions are idle between two statements for milliseconds only.
+   */
+  const longIdleTransactions = async () => {
+    await sleep(3000);
+    const { rows } = await db.query<{ count: string }>(
+      `select count(*) from pg_stat_activity
+       where datname = current_database() and state like 'idle in transaction%'
+         and state_change < now() - interval '2 seconds'`,
+    );
+    return Number(rows[0].count);
+  };
 
   beforeAll(async () => {
     smtp = await SmtpSink.start(0, { answerAfterMs: SMTP_ANSWER_AFTER_MS });
@@ -63,15 +77,7 @@ describe('dead-letter alert mail: claimed, sent outside any transaction, marked 
     );
     const [claimed] = await alertRows(fixture.endpointId);
     expect(claimed).toMatchObject({ claimed: true, sent: false });
-    // Sent inside a transaction, the mail would leave its connection "idle in transaction" since before
-    // the mail began; other transactions are idle between two statements for milliseconds only.
-    await sleep(3000);
-    const { rows } = await db.query<{ count: string }>(
-      `select count(*) from pg_stat_activity
-       where datname = current_database() and state like 'idle in transaction%'
-         and state_change < now() - interval '2 seconds'`,
-    );
-    expect(Number(rows[0].count)).toBe(0);
+    expect(await longIdleTransactions()).toBe(0);
 
     // Every connection of the service's pool but one taken: a request still gets the one left at once,
     // which the alert worker would hold were it sending the mail inside a transaction.
@@ -131,6 +137,59 @@ describe('dead-letter alert mail: claimed, sent outside any transaction, marked 
     expect(smtp.received).toBe(before + 1);
     expect(await alertRows(running.endpointId)).toEqual([
       expect.objectContaining({ claimed: true, sent: false }),
+    ]);
+  }, 90_000);
+
+  it("sends a channel's mail outside any transaction, again with its message's Message-ID once its worker died, and leaves a running claim", async () => {
+    const fixture = await createEndpoint(sut.url);
+    const created = await api(sut.url, 'POST', '/api/notification-channels', {
+      token: fixture.user.accessToken,
+      body: { type: 'email', target: 'oncall@example.com', events: ['issue.opened'] },
+    });
+    expect(created.status).toBe(201);
+    const channelId: string = created.body.channel.id;
+    // What a worker leaves when it dies while sending: a message claimed, not sent; and one still running.
+    const insertClaimed = (messageId: string, summary: string, claimedUntil: string) =>
+      db.query(
+        `insert into notification_outbox (channel_id, type, data, created_at, message_id, claimed_by, claimed_until)
+         values ($1, 'issue.opened', $2::jsonb, now() - interval '1 minute', $3, 'a-job-of-a-dead-worker',
+                 now() + $4::interval)`,
+        [channelId, JSON.stringify({ issue: { kind: 'http_5xx', summary } }), messageId, claimedUntil],
+      );
+    const outbox = async () =>
+      (
+        await db.query<{ message_id: string; claimed_by: string; claimed: boolean }>(
+          `select message_id, claimed_by, claimed_until > now() as claimed from notification_outbox
+           where channel_id = $1 order by message_id`,
+          [channelId],
+        )
+      ).rows;
+    await insertClaimed('ntf_dead_worker', 'HTTP 503 since noon', '-1 minute');
+    await insertClaimed('ntf_running', 'still being sent', '1 hour');
+    const [received, mailed] = [smtp.received, smtp.mails.length];
+
+    // The sweep gave the dead claim to a job of its own, whose mail is with the server, unanswered.
+    await eventually(
+      async () => smtp.received,
+      (count) => count === received + 1,
+      30_000,
+    );
+    expect(await outbox()).toEqual([
+      { message_id: 'ntf_dead_worker', claimed_by: expect.not.stringMatching('dead-worker'), claimed: true },
+      { message_id: 'ntf_running', claimed_by: 'a-job-of-a-dead-worker', claimed: true },
+    ]);
+    expect(await longIdleTransactions()).toBe(0);
+
+    const mails = await smtp.waitForMails(mailed + 1, SMTP_ANSWER_AFTER_MS + 20_000);
+    const mail = mails.at(-1)!;
+    expect(mail.to).toEqual(['oncall@example.com']);
+    expect(mail.text).toContain('HTTP 503 since noon');
+    expect(messageIdOf(mail)).toBe(`<ntf_dead_worker@${new URL(sut.env.SITE_URL as string).hostname}>`);
+    await eventually(outbox, (rows) => rows.length === 1);
+    await sleep(SWEEP_PASS_MS);
+    expect(smtp.received).toBe(received + 1);
+    expect(await outbox()).toEqual([
+      { message_id: 'ntf_running', claimed_by: 'a-job-of-a-dead-worker', claimed: true },
     ]);
   }, 90_000);
 });

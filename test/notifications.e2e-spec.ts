@@ -12,6 +12,11 @@ import { addDestination, capture, createEndpoint } from './support/webhook-fixtu
 /** Destinations and channels alike: four retries 100 ms apart, then a dead letter or a dropped message. */
 const RETRY_DELAYS = '100,100,100,100';
 const ATTEMPTS = 5;
+/**
+ * The channels' window per kind: long beside the time a notification takes to go out at once (some
+ * milliseconds), so that "at once" and "at the window's end" cannot be mistaken for each other.
+ */
+const WINDOW_S = 10;
 /** Nothing listens here: every attempt fails at once with ECONNREFUSED. */
 const REFUSING_URL = 'https://127.0.0.1:1/hooks';
 
@@ -71,29 +76,12 @@ describe('notification channels', () => {
       (count) => count === 0,
       'outbox emptied',
     );
-  /**
-   * Ends the channel's digest window now, as if its last message left an hour ago (once that message is
-   * recorded: it is, in the transaction that sent it, just after the receiver got it).
-   */
-  const endWindow = async (channelId: string) => {
-    await eventually(
-      async () =>
-        (await db.query(`select last_message_at from notification_channels where id = $1`, [channelId]))
-          .rows[0].last_message_at,
-      (lastMessageAt) => lastMessageAt !== null,
-      'last message recorded',
-    );
-    await db.query(
-      `update notification_channels set last_message_at = last_message_at - interval '1 hour' where id = $1`,
-      [channelId],
-    );
-  };
-
   beforeAll(async () => {
     smtp = await SmtpSink.start();
     sut = await startTestApp({
       DELIVERY_RETRY_DELAYS_MS: RETRY_DELAYS,
       DELIVERY_TIMEOUT_MS: '2000',
+      NOTIFICATION_WINDOW_S: String(WINDOW_S),
       SMTP_URL: smtp.url,
     });
     db = new Client({ connectionString: sut.env.DATABASE_URL });
@@ -392,7 +380,7 @@ describe('notification channels', () => {
     }
   });
 
-  it('digests a flood of 1,000 dead letters into two messages per channel that count them all', async () => {
+  it('tells a webhook channel of a flood of 1,000 dead letters in two messages, as the alert mail digests them, that count them all', async () => {
     const user = await registerUser(sut.url);
     const receiver = await server();
     const channel = await createChannel('webhook', `${receiver.url}/hooks`, ['dead_letter'], user);
@@ -416,14 +404,13 @@ describe('notification channels', () => {
       120_000,
     );
     await receiver.waitForRequests(1, 30_000);
-    // The rest waits for the end of the endpoint's alert window (10 minutes) and then of the channel's
-    // (2 minutes): end both now instead of waiting. The alert sweep picks them up within seconds.
+    // The rest waits for the end of the endpoint's alert window (10 minutes): end it now instead of
+    // waiting. The alert sweep picks them up within seconds; a webhook channel has no window of its own.
     await db.query(
       `update dead_letter_alerts set created_at = created_at - interval '1 hour', sent_at = sent_at - interval '1 hour'
        where endpoint_id = $1`,
       [fixture.endpointId],
     );
-    await endWindow(channel.id);
     const counted = () =>
       receiver.received.reduce((sum, request) => sum + (json(request).data.count as number), 0);
     await eventually(
@@ -453,54 +440,96 @@ describe('notification channels', () => {
     await outboxEmptied(channel.id);
   }, 180_000);
 
-  it('sends 1,000 notifications within one window as one message and then one digest', async () => {
+  it('sends a webhook channel each of 1,000 notifications at once, signed, and a chat the first at once and the rest in digests a window apart', async () => {
     const user = await registerUser(sut.url);
-    const receiver = await server();
-    const channel = await createChannel('webhook', `${receiver.url}/hooks`, ['issue.opened'], user);
+    const hooks = await server();
+    const chat = await server();
+    const webhook = await createChannel('webhook', `${hooks.url}/hooks`, ['issue.opened'], user);
+    const slack = await createChannel('slack', `${chat.url}/slack`, ['issue.opened'], user);
     const notifier = sut.app.get(Notifier);
     const { endpointId } = await createEndpoint(sut.url, user);
+    const total = 1000;
     const issue = (index: number) => ({
       endpointId,
       type: 'issue.opened' as const,
       data: { issue: { id: `issue-${index}`, kind: 'http_5xx', summary: `HTTP 500 #${index}` } },
     });
 
-    for (let index = 0; index < 1000; index += 100)
+    for (let index = 0; index < total; index += 100)
       await Promise.all(Array.from({ length: 100 }, (_, offset) => notifier.notify(issue(index + offset))));
-    await receiver.waitForRequests(1);
+    const itemsIn = (request: ReceivedRequest) => {
+      const digest = /^Hooktrail: (\d+) notifications since /.exec(json(request).text as string);
+      return digest ? Number(digest[1]) : 1;
+    };
     await eventually(
-      () => outboxCount(channel.id),
-      (count) => count + itemsIn(receiver.received) === 1000,
-      'outbox',
+      async () => chat.received.reduce((sum, request) => sum + itemsIn(request), 0),
+      (count) => count === total,
+      'chat messages',
+      90_000,
     );
-    expect(receiver.received).toHaveLength(1); // the rest waits for the end of the window
-    await endWindow(channel.id);
-    await eventually(
-      async () => itemsIn(receiver.received),
-      (count) => count === 1000,
-      'digest',
-    );
+    const received = await hooks.waitForRequests(total, 90_000);
 
-    expect(receiver.received).toHaveLength(2);
-    const digest = json(receiver.received[1]);
-    expect(digest).toMatchObject({
-      type: 'digest',
-      data: { count: expect.any(Number), omitted: expect.any(Number) },
+    // One message per notification, each signed under the channel's secret with an id of its own.
+    const verifier = new Webhook(Buffer.from(webhook.secret ?? '', 'utf8').toString('base64'));
+    const issueIds = received.map((request) => {
+      const body = verifier.verify(request.body.toString('utf8'), {
+        'webhook-id': String(request.headers['hooktrail-id']),
+        'webhook-timestamp': String(request.headers['hooktrail-timestamp']),
+        'webhook-signature': String(request.headers['hooktrail-signature']),
+      }) as { type: string; data: { issue: { id: string } }; created_at: string };
+      expect(body).toEqual({
+        type: 'issue.opened',
+        data: { issue: expect.objectContaining({ kind: 'http_5xx' }) },
+        created_at: expect.any(String),
+      });
+      return body.data.issue.id;
     });
-    expect(digest.data.items).toHaveLength(50);
-    expect(digest.data.items[0]).toEqual({
-      type: 'issue.opened',
-      data: { issue: expect.objectContaining({ kind: 'http_5xx' }) },
-      created_at: expect.any(String),
-    });
-    await outboxEmptied(channel.id);
+    expect(new Set(issueIds).size).toBe(total);
+    expect(new Set(received.map((request) => request.headers['hooktrail-id'])).size).toBe(total);
 
-    function itemsIn(requests: ReceivedRequest[]): number {
-      return requests
-        .map(json)
-        .reduce((sum, body) => sum + (body.type === 'digest' ? (body.data.count as number) : 1), 0);
-    }
-  });
+    // The chat: the first alone, at once; then digests, each at least a window after the one before.
+    const messages = chat.received;
+    expect(itemsIn(messages[0])).toBe(1);
+    expect(messages.length).toBeGreaterThanOrEqual(2);
+    for (let next = 1; next < messages.length; next++)
+      expect(messages[next].at - messages[next - 1].at).toBeGreaterThan(WINDOW_S * 1000 * 0.8);
+    await outboxEmptied(webhook.id);
+    await outboxEmptied(slack.id);
+  }, 180_000);
+
+  it('sends the first notification of each kind at once: a dead letter does not wait behind an issue, a second issue waits for the end of its window', async () => {
+    const user = await registerUser(sut.url);
+    const chat = await server();
+    await createChannel('slack', `${chat.url}/slack`, ['issue.opened', 'dead_letter'], user);
+    const notifier = sut.app.get(Notifier);
+    const { endpointId } = await createEndpoint(sut.url, user);
+    const issue = (summary: string) => ({
+      endpointId,
+      type: 'issue.opened' as const,
+      data: { issue: { kind: 'http_5xx', summary, destination: { url: 'https://api.example.com/a' } } },
+    });
+
+    await notifier.notify(issue('first issue'));
+    const [first] = await chat.waitForRequests(1);
+    await notifier.notify(issue('second issue'));
+    await notifier.notify({
+      endpointId,
+      type: 'dead_letter',
+      data: { endpoint: { id: endpointId, name: 'Orders' }, count: 1, events: [] },
+    });
+    const [, deadLetter, second] = await chat.waitForRequests(3, 30_000);
+
+    expect(json(first).text).toContain('first issue');
+    // The dead letter went at once, on its own, while the issues' window was still open.
+    expect(json(deadLetter).text).toContain('1 webhook dead-lettered on "Orders"');
+    expect(json(deadLetter).text).not.toContain('issue');
+    expect(deadLetter.at - first.at).toBeLessThan(WINDOW_S * 1000);
+    // The second issue waited for the end of the window the first one began.
+    expect(json(second).text).toContain('second issue');
+    expect(second.at - first.at).toBeGreaterThan(WINDOW_S * 1000 * 0.8);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(chat.received).toHaveLength(3);
+  }, 60_000);
 
   it('drops a message after its retries, reports the channel failing, disables it after five, and a test revives it', async () => {
     const user = await registerUser(sut.url);
@@ -520,12 +549,13 @@ describe('notification channels', () => {
     const failing = await eventually(ownState, (value) => value.status === 'failing', 'failing');
     expect(failing).toMatchObject({ last_error: 'HTTP 500: nope', failing_since: expect.any(String) });
     expect(receiver.received).toHaveLength(ATTEMPTS);
+    // Every attempt of one message carries its one id, which a receiver de-duplicates by.
+    expect(new Set(receiver.received.map((request) => request.headers['hooktrail-id'])).size).toBe(1);
     // Dropped: nothing left to send, so nothing more is tried.
     expect(await outboxCount(channel.id)).toBe(0);
 
     // Four more dropped messages in a row disable it.
     for (let dropped = 2; dropped <= 5; dropped++) {
-      await endWindow(channel.id);
       await notifier.notify(paused);
       await receiver.waitForRequests(dropped * ATTEMPTS);
       await outboxEmptied(channel.id);

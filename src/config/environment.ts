@@ -190,6 +190,13 @@ export class Environment {
   @IsBoolean({ message: 'must be true or false' })
   DELIVERY_ALLOW_PRIVATE_NETWORKS = false;
 
+  /** A notification channel's window per kind of notification (design.md, "Notifications: timing"). */
+  @Transform(toInteger)
+  @IsInt({ message: 'must be a whole number of seconds from 1 to 86400' })
+  @Min(1, { message: 'must be a whole number of seconds from 1 to 86400' })
+  @Max(86400, { message: 'must be a whole number of seconds from 1 to 86400' })
+  NOTIFICATION_WINDOW_S = 120;
+
   @Transform(toInteger)
   @IsOptional()
   @IsInt({ message: 'must be a positive whole number' })

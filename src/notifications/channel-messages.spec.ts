@@ -42,13 +42,13 @@ describe(composeMessage.name, () => {
     });
   });
 
-  it('digests several into one message that counts them and the webhooks dead-lettered', () => {
+  it('digests several into one chat message or mail that counts them and the webhooks dead-lettered, with no webhook form', () => {
     const pending = [
       deadLetter('1', 12),
       issueOpened('2'),
       ...Array.from({ length: 60 }, (_, i) => deadLetter(`${i + 3}`, 1)),
     ];
-    const sut = composeMessage(pending, SITE, new Date('2026-11-25T10:05:00Z'));
+    const sut = composeMessage(pending, SITE);
     expect(sut.subject).toBe('[Hooktrail] 62 notifications (72 webhooks dead-lettered)');
     const lines = sut.text.split('\n');
     expect(lines[0]).toBe(
@@ -59,16 +59,8 @@ describe(composeMessage.name, () => {
     );
     expect(lines).toHaveLength(1 + 20 + 1);
     expect(lines[21]).toBe('…and 42 more');
-    expect(sut.webhookBody).toMatchObject({
-      type: 'digest',
-      data: { count: 62, omitted: 12 },
-      created_at: '2026-11-25T10:05:00.000Z',
-    });
-    expect((sut.webhookBody.data.items as unknown[])[1]).toEqual({
-      type: 'issue.opened',
-      data: issueOpened('2').data,
-      created_at: '2026-11-25T10:01:00.000Z',
-    });
+    // A webhook channel is read by a program: it gets one message per notification, never a digest.
+    expect(sut.webhookBody).toBeUndefined();
   });
 
   it('names a paused destination and its endpoint', () => {

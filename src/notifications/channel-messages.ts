@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { PendingNotification } from './notification-channel';
-import { DIGEST_ITEM_LIMIT } from './notification-jobs';
 
 /** Discord refuses a `content` longer than this. */
 export const DISCORD_CONTENT_LIMIT = 2000;
@@ -26,11 +25,14 @@ export function messageId(channelId: string, notificationIds: readonly string[])
   return `ntf_${channelId}_${digest.slice(0, 22)}`;
 }
 
-/** One message for a channel, in each of the forms its type needs. */
+/**
+ * One message for a channel, in each of the forms its type needs: a webhook channel's is always one
+ * notification (`webhookBody`), never a digest, which chats and mail get.
+ */
 export interface ChannelMessage {
   subject: string;
   text: string;
-  webhookBody: WebhookNotificationBody;
+  webhookBody?: WebhookNotificationBody;
 }
 
 type Json = Record<string, unknown>;
@@ -80,24 +82,23 @@ export function describeNotification(
 const line = ({ title, link }: { title: string; link: string }) => `${title} — ${link}`;
 
 /**
- * The message for what a channel's outbox held: the notification itself when it is alone, else one
- * digest listing them (the webhook body `{type: "digest", data: {count, omitted, items}}`, each item the
- * `{type, data, created_at}` a single notification would have been).
+ * The message for what a channel's outbox held: the notification itself when it is alone (the webhook body
+ * `{type, data, created_at}`), else one digest listing them for a chat or a mail.
  */
-export function composeMessage(
-  notifications: PendingNotification[],
-  siteUrl: string,
-  now = new Date(),
-): ChannelMessage {
-  const items = notifications.map((notification) => ({
-    type: notification.type,
-    data: notification.data,
-    created_at: notification.createdAt.toISOString(),
-  }));
+export function composeMessage(notifications: PendingNotification[], siteUrl: string): ChannelMessage {
   const described = notifications.map((notification) => describeNotification(notification, siteUrl));
   const lines = described.map(line);
   if (notifications.length === 1) {
-    return { subject: `[Hooktrail] ${described[0].title}`, text: lines[0], webhookBody: items[0] };
+    const [notification] = notifications;
+    return {
+      subject: `[Hooktrail] ${described[0].title}`,
+      text: lines[0],
+      webhookBody: {
+        type: notification.type,
+        data: notification.data,
+        created_at: notification.createdAt.toISOString(),
+      },
+    };
   }
   const deadLetters = notifications
     .filter((notification) => notification.type === 'dead_letter')
@@ -111,16 +112,9 @@ export function composeMessage(
   const more = lines.length > CHAT_LINE_LIMIT ? [`…and ${lines.length - CHAT_LINE_LIMIT} more`] : [];
   return {
     subject: `[Hooktrail] ${summary}`,
-    text: [`Hooktrail: ${summary} since ${items[0].created_at}`, ...shown, ...more].join('\n'),
-    webhookBody: {
-      type: 'digest',
-      data: {
-        count: items.length,
-        omitted: Math.max(0, items.length - DIGEST_ITEM_LIMIT),
-        items: items.slice(0, DIGEST_ITEM_LIMIT),
-      },
-      created_at: now.toISOString(),
-    },
+    text: [`Hooktrail: ${summary} since ${notifications[0].createdAt.toISOString()}`, ...shown, ...more].join(
+      '\n',
+    ),
   };
 }
 

@@ -1,5 +1,7 @@
 import { MailerService } from '@nestjs-modules/mailer';
 import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { Environment } from '../config/environment';
 import { DeliverySender } from '../delivery/delivery-sender';
 import { signPayload } from '../delivery/signature-signer';
 import type { SecretBox } from '../secrets/secret-box';
@@ -20,22 +22,38 @@ export class ChannelSendError extends Error {}
  */
 @Injectable()
 export class ChannelSender {
+  /** The right-hand side of a mail's Message-ID: this service's host name. */
+  private readonly mailIdHost: string;
+
   constructor(
     @Inject(CHANNEL_HTTP) private readonly http: DeliverySender,
     private readonly mailer: MailerService,
     @Inject(SECRET_BOX) private readonly secrets: SecretBox,
-  ) {}
+    config: ConfigService<Environment, true>,
+  ) {
+    this.mailIdHost = new URL(config.get('SITE_URL', { infer: true }) ?? 'http://localhost').hostname;
+  }
 
-  /** `messageId` is the webhook's `hooktrail-id`: the same on every retry of one message. */
+  /**
+   * `messageId` is the webhook's `hooktrail-id`, or the mail's Message-ID: the same every time one message
+   * is sent again (a retry, or another worker's after the first died sending it).
+   */
   async send(channel: NotificationChannel, message: ChannelMessage, messageId: string): Promise<void> {
     if (channel.type === 'email') {
       await this.mailer
-        .sendMail({ to: channel.target, subject: message.subject, text: message.text })
+        .sendMail({
+          to: channel.target,
+          subject: message.subject,
+          text: message.text,
+          messageId: `<${messageId}@${this.mailIdHost}>`,
+        })
         .catch((error: Error) => {
           throw new ChannelSendError(`email not sent: ${error.message}`);
         });
       return;
     }
+    if (channel.type === 'webhook' && !message.webhookBody)
+      throw new ChannelSendError('a webhook channel takes one notification per message, not a digest');
     const body = Buffer.from(
       JSON.stringify(channel.type === 'webhook' ? message.webhookBody : chatBody(channel.type, message)),
     );

@@ -1,22 +1,23 @@
 /** The typed job catalog of notification channels. */
 export const NOTIFICATION_QUEUE = 'notifications';
 
-/** Sends what a channel's outbox holds: one message, or one digest of everything pending. */
+/** Sends what a channel's outbox holds that is due: each notification at once, or digests at their window's end. */
 export interface NotificationJob {
   channelId: string;
 }
 
 /**
- * At most one message per channel in this window; what comes later goes out as one digest at its end. Two
- * minutes keeps a chat readable (30 messages an hour at the very most) without hiding an issue for long.
+ * How long a job's claim of a message lasts while it sends it: longer than any send takes (an HTTP send
+ * ends within DELIVERY_TIMEOUT_MS, at most 2 minutes; a mail within SMTP_TIMEOUTS_MS). A worker that died
+ * sending leaves the message to another job once it runs out, which sends it again with the same id.
  */
-export const NOTIFICATION_WINDOW_MS = 2 * 60 * 1000;
+export const NOTIFICATION_CLAIM_MS = 5 * 60 * 1000;
 
-/** The Bull back-off strategy that follows DELIVERY_RETRY_DELAYS_MS (registered with the queue). */
-export const RETRY_SCHEDULE_BACKOFF = 'retry-schedule';
+/**
+ * A message that failed is held for its retry (a job due after the next delay of DELIVERY_RETRY_DELAYS_MS)
+ * this much longer than the delay: the sweep sends it only if that retry was lost with Redis.
+ */
+export const RETRY_HOLD_MARGIN_MS = 30_000;
 
 /** After this many messages dropped in a row (each after all its retries) a channel is disabled. */
 export const DISABLE_AFTER_DROPPED_MESSAGES = 5;
-
-/** A digest lists at most this many notifications; it counts the rest. */
-export const DIGEST_ITEM_LIMIT = 50;

@@ -1,36 +1,44 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import type { Queue } from 'bull';
-import type { Environment } from '../config/environment';
-import { NOTIFICATION_QUEUE, type NotificationJob, RETRY_SCHEDULE_BACKOFF } from './notification-jobs';
+import { NOTIFICATION_QUEUE, type NotificationJob } from './notification-jobs';
 
-/** Producer of notification jobs. A job sends whatever the channel's outbox holds, so extra jobs are harmless. */
+/**
+ * Producer of notification jobs. A job sends whatever the channel's outbox holds that is due, so extra
+ * jobs are harmless; a failed message is retried by a job of its own (NotificationDispatcher), so a job
+ * is not retried by Bull: one that fails (PostgreSQL away) leaves its notifications to the worker's sweep.
+ */
 @Injectable()
 export class NotificationScheduler {
-  /** The first attempt and one retry per delay of DELIVERY_RETRY_DELAYS_MS, then the message is dropped. */
-  private readonly attempts: number;
+  constructor(@InjectQueue(NOTIFICATION_QUEUE) private readonly queue: Queue<NotificationJob>) {}
 
-  constructor(
-    @InjectQueue(NOTIFICATION_QUEUE) private readonly queue: Queue<NotificationJob>,
-    config: ConfigService<Environment, true>,
-  ) {
-    this.attempts = config.get('DELIVERY_RETRY_DELAYS_MS', { infer: true }).length + 1;
+  /**
+   * Sends the channel's due notifications now, or at `notBefore` (the end of a window). Each call for now
+   * is a job of its own: one that shared the id of a job already running would be dropped, and what it was
+   * for (a notification written after that job looked) would wait for the next window's end.
+   */
+  async schedule(channelId: string, notBefore?: Date): Promise<void> {
+    if (!notBefore) {
+      await this.add(channelId, undefined, 0);
+      return;
+    }
+    // One job per channel and window's end: scheduling the same end twice is a no-op.
+    await this.add(
+      channelId,
+      `notification:${channelId}:${notBefore.getTime()}`,
+      notBefore.getTime() - Date.now(),
+    );
   }
 
-  /** Sends the channel's pending notifications now, or at `notBefore` (the end of its window). */
-  async schedule(channelId: string, notBefore?: Date): Promise<void> {
+  /** Schedules `jobId`, the retry of a failed message held for it, in `delayMs`. */
+  async scheduleRetry(channelId: string, jobId: string, delayMs: number): Promise<void> {
+    await this.add(channelId, jobId, delayMs);
+  }
+
+  private async add(channelId: string, jobId: string | undefined, delayMs: number): Promise<void> {
     await this.queue.add(
       { channelId },
-      {
-        // One waiting job per channel and due time: scheduling the same window twice is a no-op.
-        jobId: `notification:${channelId}:${notBefore ? notBefore.getTime() : 'now'}`,
-        delay: notBefore ? Math.max(0, notBefore.getTime() - Date.now()) : 0,
-        attempts: this.attempts,
-        backoff: { type: RETRY_SCHEDULE_BACKOFF },
-        removeOnComplete: true,
-        removeOnFail: true, // a message that failed every attempt is dropped (NotificationDispatcher)
-      },
+      { jobId, delay: Math.max(0, delayMs), removeOnComplete: true, removeOnFail: true },
     );
   }
 }

@@ -4,7 +4,9 @@ import type { Job, Queue } from 'bull';
 import { PeriodicTask } from '../common/periodic-task';
 import { BACKGROUND_REDIS_TIMEOUT_MS, withRedisTimeout } from '../common/redis-timeout';
 import { NotificationDispatcher } from './notification-dispatcher.service';
-import { NOTIFICATION_QUEUE, NOTIFICATION_WINDOW_MS, type NotificationJob } from './notification-jobs';
+import { ConfigService } from '@nestjs/config';
+import type { Environment } from '../config/environment';
+import { NOTIFICATION_QUEUE, type NotificationJob } from './notification-jobs';
 import { NotificationScheduler } from './notification-scheduler.service';
 import { NotificationsRepository } from './notifications.repository';
 
@@ -16,12 +18,13 @@ const OVERDUE_GRACE_S = 10;
 
 /**
  * The notification processor of a worker (APP_ROLE `worker`, or the delivery thread of `all`): sends each
- * channel's outbox (retried by Bull on the delivery retry schedule), and every few seconds schedules again
- * the notifications left waiting past their due time, whose job may have been lost with Redis.
+ * channel's outbox (NotificationDispatcher), and every few seconds schedules again the notifications left
+ * waiting past their due time, whose job may have been lost with Redis or died with its worker.
  */
 @Injectable()
 export class NotificationWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(NotificationWorker.name);
+  private readonly windowMs: number;
   private readonly sweeps = new PeriodicTask(
     () => this.scheduleOverdue(),
     SWEEP_INTERVAL_MS,
@@ -33,16 +36,19 @@ export class NotificationWorker implements OnApplicationBootstrap, OnApplication
     private readonly dispatcher: NotificationDispatcher,
     private readonly outbox: NotificationsRepository,
     private readonly scheduler: NotificationScheduler,
-  ) {}
+    config: ConfigService<Environment, true>,
+  ) {
+    this.windowMs = config.get('NOTIFICATION_WINDOW_S', { infer: true }) * 1000;
+  }
 
   onApplicationBootstrap(): void {
     void this.queue.process(NOTIFICATION_CONCURRENCY, (job: Job<NotificationJob>) =>
-      this.dispatcher.sendFor(job.data.channelId, job.attemptsMade + 1 >= (job.opts.attempts ?? 1)),
+      this.dispatcher.sendFor(job.data.channelId, String(job.id)),
     );
     this.queue.on('failed', (job: Job<NotificationJob>, error: Error) =>
       this.logger.warn(
-        { channelId: job.data.channelId, attempt: job.attemptsMade, error: error.message },
-        'notification failed; will retry',
+        { channelId: job.data.channelId, error: error.message },
+        'notification job failed; the sweep sends its notifications again',
       ),
     );
     this.sweeps.start();
@@ -55,7 +61,7 @@ export class NotificationWorker implements OnApplicationBootstrap, OnApplication
   private async scheduleOverdue(): Promise<void> {
     for (const channelId of await this.outbox.channelsWithOverdueNotifications(
       OVERDUE_GRACE_S,
-      NOTIFICATION_WINDOW_MS,
+      this.windowMs,
     ))
       await withRedisTimeout(this.scheduler.schedule(channelId), BACKGROUND_REDIS_TIMEOUT_MS);
   }

@@ -8,7 +8,8 @@ import { NotificationsRepository } from './notifications.repository';
 /**
  * Tells a user's notification channels about an event: writes it into the outbox of each channel that
  * subscribed to its type (one insert) and schedules the channel's job, which sends it at once or, within
- * NOTIFICATION_WINDOW_MS of the channel's last message, as part of one digest at the window's end.
+ * NOTIFICATION_WINDOW_S of the channel's last message of that kind, in one digest at the window's end
+ * (a webhook channel gets every notification at once, each in a message of its own).
  */
 @Injectable()
 export class Notifier {

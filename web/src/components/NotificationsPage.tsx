@@ -64,8 +64,9 @@ export function NotificationsPage() {
         </h1>
         <p class="muted">
           Channels that hear about dead letters, issues and paused destinations of your endpoints and of the
-          teams you own. Messages are gathered into a digest, so a flood of failures sends a few messages, not
-          thousands. The dead-letter email to your address always goes.
+          teams you own. The first of each kind goes at once; what follows within the window is gathered into
+          one digest, so a flood of failures sends a few messages, not thousands. Webhook channels get each
+          notification at once, signed. The dead-letter email to your address always goes.
         </p>
       </div>
       <ChannelForm onCreated={onCreated} />
