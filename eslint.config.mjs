@@ -3,33 +3,6 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
-/**
- * src/common is the shared kernel: it may import from itself, src/config and packages, never from a
- * feature module (users, auth, delivery, ...) or the app's entry files. One pattern per depth below
- * src/common, so `../guards/x` from src/common/decorators stays allowed while `../../users/x` does not.
- */
-const commonMayNotLeave = [1, 2, 3, 4].map((depth) => ({
-  files: [`src/common/${'*/'.repeat(depth - 1)}*.ts`],
-  rules: {
-    'no-restricted-imports': [
-      'error',
-      {
-        patterns: [
-          {
-            regex: `^(\\./)?${'\\.\\./'.repeat(depth)}(?!config(/|$))`,
-            message:
-              'src/common may import only from src/common, src/config and packages: move what you need into src/common, or move this file into the feature module that owns it.',
-          },
-          {
-            regex: '^src/(?!common(/|$)|config(/|$))',
-            message: 'src/common may import only from src/common, src/config and packages.',
-          },
-        ],
-      },
-    ],
-  },
-}));
-
 export default tseslint.config(
   {
     ignores: [
@@ -79,7 +52,6 @@ export default tseslint.config(
       },
     },
   },
-  ...commonMayNotLeave,
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,

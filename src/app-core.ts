@@ -12,7 +12,8 @@ import { ormOptions } from './database/orm-options';
 import { BulkReplayWorkerModule } from './delivery/bulk-replay/bulk-replay-worker.module';
 import { DeliveryWorkerModule } from './delivery/delivery-worker.module';
 import { SearchIndexModule } from './events/search/search-index.module';
-import { IngestWorkerModule } from './ingest/dedup-worker.service';
+import { IngestWorkerModule } from './events/dedup-worker.service';
+import { JobsModule } from './jobs/jobs.module';
 import { AlertWorkerModule } from './mail/alert-worker.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { NotificationWorkerModule } from './notifications/notification-worker.module';
@@ -76,6 +77,7 @@ export function coreModules(
       forRoutesPath: 'api/{*path}',
     }),
     BullModule.forRoot({ redis: redisOptions(env.REDIS_URL), prefix: `${env.REDIS_PREFIX}:bull` }),
+    JobsModule,
     ThrottlerModule.forRootAsync({
       inject: [REDIS],
       useFactory: (redis: Redis) => ({

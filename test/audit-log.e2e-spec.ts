@@ -4,7 +4,7 @@ import type { Queue } from 'bull';
 import { Client } from 'pg';
 import { AUDITED_ROUTES, NOT_AUDITED, routeKey } from '../src/audit/audit-actions';
 import { REDACTED } from '../src/audit/audit-changes';
-import { BULK_REPLAY_QUEUE } from '../src/delivery/bulk-replay/bulk-replay-jobs';
+import { BULK_REPLAY_QUEUE } from '../src/jobs/bulk-replay-jobs';
 import { api, createApiKey, registerUser, type RegisteredUser } from './support/api-client';
 import { eventually } from './support/eventually';
 import { HttpsDestination } from './support/https-destination';

@@ -2,12 +2,7 @@ import type { ConfigService } from '@nestjs/config';
 import Bull, { type Queue } from 'bull';
 import { randomUUID } from 'node:crypto';
 import type { Environment } from '../src/config/environment';
-import {
-  DELIVERY_QUEUE,
-  DISPATCH_JOB,
-  type DeliveryJob,
-  type DispatchJob,
-} from '../src/delivery/delivery-jobs';
+import { DELIVERY_QUEUE, DISPATCH_JOB, type DeliveryJob, type DispatchJob } from '../src/jobs/delivery-jobs';
 import { DeliveryQueue } from '../src/delivery/delivery-queue.service';
 import { DeliverySweeper } from '../src/delivery/delivery-sweeper.service';
 import type { DueDelivery, OutboxRepository } from '../src/delivery/outbox.repository';

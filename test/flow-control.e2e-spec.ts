@@ -9,7 +9,7 @@ import { type ServiceProcess, stopService } from './support/service-process';
 import { startTestApp, type TestApp } from './support/test-app';
 import { capture, createEndpoint, type EndpointFixture } from './support/webhook-fixtures';
 import { spawnWorker } from './reliability/support/processes';
-import { DELIVERY_QUEUE } from '../src/delivery/delivery-jobs';
+import { DELIVERY_QUEUE } from '../src/jobs/delivery-jobs';
 
 /** Adds a destination with flow-control fields through the API; returns its id. */
 async function addLimitedDestination(

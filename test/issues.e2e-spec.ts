@@ -1,6 +1,6 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
-import type { FailureKind } from '../src/delivery/delivery-sender';
+import type { FailureKind } from '../src/outbound/delivery-sender';
 import { IssueTracker, type TrackedAttempt } from '../src/issues/issue-tracker';
 import { api, registerUser } from './support/api-client';
 import { answer, HttpsDestination } from './support/https-destination';

@@ -6,7 +6,7 @@ import type { Queue } from 'bull';
 import { Client } from 'pg';
 import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
-import { DELIVERY_QUEUE } from '../src/delivery/delivery-jobs';
+import { DELIVERY_QUEUE } from '../src/jobs/delivery-jobs';
 import { api } from './support/api-client';
 import { HttpsDestination, type ReceivedRequest } from './support/https-destination';
 import { type ServiceProcess, spawnService, stopService } from './support/service-process';

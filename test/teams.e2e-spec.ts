@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { Client } from 'pg';
-import { SMTP_TIMEOUTS_MS } from '../src/mail/mail-transport.module';
+import { SMTP_TIMEOUTS_MS } from '../src/outbound/mail-transport.module';
 import { api, createApiKey, registerUser, type RegisteredUser, uniqueEmail } from './support/api-client';
 import { eventually } from './support/eventually';
 import { SmtpSink } from './support/smtp-sink';

@@ -4,7 +4,7 @@ import { Reflector } from '@nestjs/core';
 import type { AuthUser } from '../common/decorators/current-user.decorator';
 import { type Plan, planAtLeast } from '../common/plans';
 import { UUID } from '../common/pipes/resource-id.pipe';
-import { User } from '../users/user.entity';
+import { User } from '../model/user.entity';
 import type { Grant } from './access.repository';
 import { AccessService, NOT_FOUND } from './access.service';
 import { ROUTE_ACCESS, type RouteAccess } from './can.decorator';

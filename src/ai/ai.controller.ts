@@ -12,7 +12,7 @@ import {
 import { Throttle } from '@nestjs/throttler';
 import { Can } from '../access/can.decorator';
 import { ResourceIdPipe } from '../common/pipes/resource-id.pipe';
-import { RequiresPlan } from '../users/requires-plan.decorator';
+import { RequiresPlan } from '../access/requires-plan.decorator';
 import { AI_RATE_LIMIT_PER_MIN, HANDLER_FRAMEWORKS } from './ai.types';
 import { AiService } from './ai.service';
 import { DiagnosisDto, ExplanationDto, HandlerDto, HandlerRequestDto, SchemaDto } from './dto/ai.dto';

@@ -10,8 +10,8 @@ import {
   ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import { OkDto } from '../auth/dto/auth.dto';
-import { NotForApiKeys } from '../auth/not-for-api-keys.decorator';
+import { OkDto } from '../common/dto/ok.dto';
+import { NotForApiKeys } from '../access/not-for-api-keys.decorator';
 import { Can } from '../access/can.decorator';
 import { type AuthUser, CurrentUser } from '../common/decorators/current-user.decorator';
 import { ResourceIdPipe } from '../common/pipes/resource-id.pipe';

@@ -11,9 +11,9 @@ import { randomBytes } from 'node:crypto';
 import type { AuthUser } from '../common/decorators/current-user.decorator';
 import { isStorableInstant } from '../common/storable-instant';
 import { hashToken } from '../common/token-hash';
-import { User } from '../users/user.entity';
+import { User } from '../model/user.entity';
 import { revoked, Revocations } from '../access/revocations';
-import { ApiKey } from './api-key.entity';
+import { ApiKey } from '../model/api-key.entity';
 import type { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyResponseDto } from './dto/api-key.dto';
 
 export const API_KEY_PREFIX = 'htk_';

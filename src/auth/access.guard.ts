@@ -5,7 +5,7 @@ import { RouteAuthorizer } from '../access/route-authorizer';
 import { ApiKeysService, isApiKey } from '../api-keys/api-keys.service';
 import type { AuthUser } from '../common/decorators/current-user.decorator';
 import { IS_PUBLIC } from '../common/decorators/public.decorator';
-import { NOT_FOR_API_KEYS } from './not-for-api-keys.decorator';
+import { NOT_FOR_API_KEYS } from '../access/not-for-api-keys.decorator';
 
 /** What an API key with the `read` scope may call. */
 const READ_METHODS = new Set(['GET', 'HEAD']);

@@ -12,15 +12,8 @@ import { ThrottlerGuard } from '@nestjs/throttler';
 import { type AuthUser, CurrentUser } from '../common/decorators/current-user.decorator';
 import { Public } from '../common/decorators/public.decorator';
 import { AuthService } from './auth.service';
-import {
-  AccessTokenDto,
-  AuthSessionDto,
-  LoginDto,
-  MeDto,
-  OkDto,
-  RefreshDto,
-  RegisterDto,
-} from './dto/auth.dto';
+import { AccessTokenDto, AuthSessionDto, LoginDto, MeDto, RefreshDto, RegisterDto } from './dto/auth.dto';
+import { OkDto } from '../common/dto/ok.dto';
 
 @ApiTags('auth')
 @Controller('api/auth')

@@ -4,11 +4,11 @@ import { JwtService } from '@nestjs/jwt';
 import * as argon2 from 'argon2';
 import { randomBytes } from 'node:crypto';
 import { hashToken } from '../common/token-hash';
-import { User } from '../users/user.entity';
-import { normalizeEmail } from '../users/users.repository';
+import { User } from '../model/user.entity';
+import { normalizeEmail } from '../model/users.repository';
 import type { AccessTokenDto, AuthSessionDto, LoginDto, RegisterDto, UserDto } from './dto/auth.dto';
 import type { AccessTokenClaims } from './jwt.strategy';
-import { RefreshToken } from './refresh-token.entity';
+import { RefreshToken } from '../model/refresh-token.entity';
 
 export const ACCESS_TOKEN_TTL_S = 15 * 60;
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;

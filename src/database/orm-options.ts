@@ -1,14 +1,14 @@
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
-import { AiResult } from '../ai/ai-result.entity';
-import { ApiKey } from '../api-keys/api-key.entity';
-import { AppSetting } from './app-setting.entity';
-import { RefreshToken } from '../auth/refresh-token.entity';
-import { Delivery } from '../delivery/delivery.entity';
-import { Destination } from '../destinations/destination.entity';
-import { Endpoint } from '../endpoints/endpoint.entity';
-import { WebhookEvent } from '../events/event.entity';
-import { DeadLetterAlert } from '../mail/dead-letter-alert.entity';
-import { User } from '../users/user.entity';
+import { AiResult } from '../model/ai-result.entity';
+import { ApiKey } from '../model/api-key.entity';
+import { AppSetting } from '../model/app-setting.entity';
+import { RefreshToken } from '../model/refresh-token.entity';
+import { Delivery } from '../model/delivery.entity';
+import { Destination } from '../model/destination.entity';
+import { Endpoint } from '../model/endpoint.entity';
+import { WebhookEvent } from '../model/event.entity';
+import { DeadLetterAlert } from '../model/dead-letter-alert.entity';
+import { User } from '../model/user.entity';
 import { SESSION_OPTIONS } from './session-options';
 
 export const ENTITIES = [

@@ -3,15 +3,15 @@ import { Inject, Injectable } from '@nestjs/common';
 import { GroupCommit } from '../common/group-commit';
 import { retryingDeadlocks } from '../database/deadlocks';
 import { type Knex, type PreparedStatement, runPrepared } from '../database/sql';
-import type { FlowControl } from '../destinations/destination.entity';
+import type { FlowControl } from '../model/destination.entity';
 import type { SecretBox } from '../secrets/secret-box';
 import { SECRET_BOX } from '../secrets/secrets.module';
 import { addAttemptStats, type CountedAttempt } from '../stats/attempt-stats';
-import type { EventStatus } from '../events/event.entity';
+import type { EventStatus } from '../model/event.entity';
 import { type LockedEvent, lockEvents, refreshEventStatuses } from '../events/event-status';
 import { IssueTracker, type TrackedAttempt, type TrackedChanges } from '../issues/issue-tracker';
-import { type AttemptOutcome, failureSummary } from './delivery-sender';
-import type { DeliveryAttempt, DeliveryStatus } from './delivery.entity';
+import { type AttemptOutcome, failureSummary } from '../outbound/delivery-sender';
+import type { DeliveryAttempt, DeliveryStatus } from '../model/delivery.entity';
 
 /** A delivery's destination as it is now, with its flow control. */
 export type DestinationContext = {

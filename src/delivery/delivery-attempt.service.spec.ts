@@ -5,7 +5,7 @@ import type { Metrics } from '../metrics/metrics.service';
 import type { EventChangePublisher } from '../realtime/event-change.publisher';
 import type { AttemptsRepository, DeliveryContext, RecordedAttempt } from './attempts.repository';
 import { ATTEMPTS_IN_PROGRESS_LIMIT, DeliveryAttemptService } from './delivery-attempt.service';
-import type { DeliverySender, OutgoingRequest } from './delivery-sender';
+import type { DeliverySender, OutgoingRequest } from '../outbound/delivery-sender';
 import type { FifoPumps } from './fifo-pumps.service';
 import type { FlowControlGate } from './flow-control-gate';
 import type { OutboxRepository } from './outbox.repository';

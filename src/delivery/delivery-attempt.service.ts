@@ -16,13 +16,13 @@ import {
   DeferredDeliveryError,
   RetryableDeliveryError,
   retryDelay,
-} from './delivery-jobs';
-import { DeliverySender, forwardedHeaders, ShutDownError } from './delivery-sender';
+} from '../jobs/delivery-jobs';
+import { DeliverySender, forwardedHeaders, ShutDownError } from '../outbound/delivery-sender';
 import { DestinationSlots } from './destination-slots';
 import { FifoPumps } from './fifo-pumps.service';
 import { FlowControlGate, type GateAnswer } from './flow-control-gate';
 import { OutboxRepository } from './outbox.repository';
-import { signPayload } from './signature-signer';
+import { signPayload } from '../outbound/signature-signer';
 
 /** A worker's in-flight attempts (the delivery queue's concurrency): they wait on the network, not on the CPU. */
 export const DELIVERY_CONCURRENCY = 200;

@@ -2,7 +2,7 @@ import type { ConfigService } from '@nestjs/config';
 import type { JobOptions, Queue } from 'bull';
 import { GroupCommitFullError } from '../common/group-commit';
 import type { Environment } from '../config/environment';
-import type { DispatchJob } from './delivery-jobs';
+import type { DispatchJob } from '../jobs/delivery-jobs';
 import { DeliveryQueue } from './delivery-queue.service';
 
 interface AddedJob {

@@ -12,7 +12,7 @@ import {
   type DispatchJob,
   deliveryJobOptions,
   dispatchJobOptions,
-} from './delivery-jobs';
+} from '../jobs/delivery-jobs';
 
 export interface QueuedDelivery {
   id: string;

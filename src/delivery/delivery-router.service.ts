@@ -8,13 +8,11 @@ import {
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type Redis from 'ioredis';
-import { isMainThread } from 'node:worker_threads';
-import { Coalesced } from '../common/coalesced';
 import { PeriodicTask } from '../common/periodic-task';
 import { untilShort } from '../common/until-short';
 import type { Environment } from '../config/environment';
-import { Metrics } from '../metrics/metrics.service';
 import { REDIS } from '../redis/redis.module';
+import { routingChannel } from '../events/capture/routing-signal';
 import { DeliveryQueue } from './delivery-queue.service';
 
 /** Events routed per statement: one insert of their deliveries and one commit for the lot. */
@@ -24,13 +22,6 @@ export const ROUTE_BATCH = 1000;
  * capture's announcement was lost (Redis away, no router subscribed yet).
  */
 const ROUTE_INTERVAL_MS = 1000;
-
-/** The most rows of `routing_queue` a scrape of /metrics counts (it has no index: each is read). */
-export const ROUTING_COUNT_LIMIT = 100_000;
-
-/** The Redis channel on which captures tell the routers that events wait in `routing_queue`. */
-const routingChannel = (config: ConfigService<Environment, true>) =>
-  `${config.get('REDIS_PREFIX', { infer: true })}:routing`;
 
 /**
  * Makes the deliveries of a batch of queued events. The queue's rows are taken by their ctid (a TID scan,
@@ -69,56 +60,6 @@ export const ROUTE_BATCH_SQL = `
   )
   select (select count(*)::int from taken) as taken,
          coalesce((select array_agg(id::text order by created_at, event_id) from queued), '{}') as delivery_ids`;
-
-/**
- * Tells the routers that a capture queued events, over Redis (one PUBLISH, not awaited by the capture). A
- * publish still going when the next capture batch commits is followed by one more, not by one a batch.
- * An announcement that fails or finds no router costs a delay, never an event: the routers also look
- * every ROUTE_INTERVAL_MS.
- */
-@Injectable()
-export class RoutingSignal {
-  private readonly channel: string;
-  private readonly publishes = new Coalesced(
-    () => this.publish(),
-    () => undefined,
-  );
-
-  constructor(
-    @Inject(REDIS) private readonly redis: Redis,
-    private readonly em: EntityManager,
-    metrics: Metrics,
-    config: ConfigService<Environment, true>,
-  ) {
-    this.channel = routingChannel(config);
-    // Every process reports it, as the delivery queue's figures: events pile up there while no worker
-    // runs, which the queue's figures cannot show (no job is made). A delivery thread's figures are merged
-    // into its process's, which reports it once.
-    if (isMainThread)
-      metrics.storedGauge(
-        'hooktrail_routing_queue_events',
-        `Captured events waiting for a worker's router to make their deliveries (counted up to ${ROUTING_COUNT_LIMIT}), read from PostgreSQL on scrape`,
-        () => this.queued(),
-      );
-  }
-
-  announce(): void {
-    this.publishes.request();
-  }
-
-  private async publish(): Promise<void> {
-    if (this.redis.status === 'ready') await this.redis.publish(this.channel, '');
-  }
-
-  private async queued(): Promise<number> {
-    const { rows } = await this.em
-      .getKnex()
-      .raw('select count(*)::int as queued from (select from routing_queue limit ?) as queue', [
-        ROUTING_COUNT_LIMIT,
-      ]);
-    return (rows[0] as { queued: number }).queued;
-  }
-}
 
 /**
  * The router of a worker (APP_ROLE `worker`, or the delivery thread of `all`): the capture path stores each

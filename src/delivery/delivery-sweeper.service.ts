@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger, type OnApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Queue } from 'bull';
-import { DELIVERY_QUEUE, type DeliveryJob, type DispatchJob } from './delivery-jobs';
+import { DELIVERY_QUEUE, type DeliveryJob, type DispatchJob } from '../jobs/delivery-jobs';
 import { DeliveryQueue } from './delivery-queue.service';
 import { type DueDelivery, OutboxRepository } from './outbox.repository';
 import { PeriodicTask } from '../common/periodic-task';

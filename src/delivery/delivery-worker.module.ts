@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment';
 import { MailModule } from '../mail/mail.module';
 import { DeliveryAttemptService } from './delivery-attempt.service';
-import { createHttpDispatcher, DeliverySender, HTTP_DISPATCHER } from './delivery-sender';
+import { createHttpDispatcher, DeliverySender, HTTP_DISPATCHER } from '../outbound/delivery-sender';
 import { DeliveryRouter } from './delivery-router.service';
 import { DeliverySweeper } from './delivery-sweeper.service';
 import { DeliveryWorker } from './delivery-worker.service';

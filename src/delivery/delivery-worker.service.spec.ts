@@ -3,7 +3,7 @@ import type { Job, Queue } from 'bull';
 import { Places } from '../common/places';
 import type { Environment } from '../config/environment';
 import { DELIVERY_CONCURRENCY, type DeliveryAttemptService, type JobRuns } from './delivery-attempt.service';
-import { DISPATCH_JOB, type DispatchJob } from './delivery-jobs';
+import { DISPATCH_JOB, type DispatchJob } from '../jobs/delivery-jobs';
 import type { DeliveryQueue } from './delivery-queue.service';
 import { DeliveryWorker } from './delivery-worker.service';
 

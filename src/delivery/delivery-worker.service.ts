@@ -14,7 +14,7 @@ import {
   type DispatchJob,
   priorAttemptsOf,
   RetryableDeliveryError,
-} from './delivery-jobs';
+} from '../jobs/delivery-jobs';
 import { DeliveryQueue } from './delivery-queue.service';
 
 /**

@@ -2,7 +2,8 @@ import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Queue } from 'bull';
 import { DeliveryAttemptService } from './delivery-attempt.service';
-import { FIFO_PUMP_QUEUE, type FifoPumpJob, FifoPumps } from './fifo-pumps.service';
+import { FIFO_PUMP_QUEUE, type FifoPumpJob } from '../jobs/fifo-pump-jobs';
+import { FifoPumps } from './fifo-pumps.service';
 
 /** FIFO destinations a worker serves at once (each one attempt at a time). */
 const FIFO_PUMP_CONCURRENCY = 50;

@@ -4,14 +4,8 @@ import { ConfigService } from '@nestjs/config';
 import type { Queue } from 'bull';
 import type Redis from 'ioredis';
 import type { Environment } from '../config/environment';
+import { FIFO_PUMP_QUEUE, type FifoPumpJob } from '../jobs/fifo-pump-jobs';
 import { REDIS } from '../redis/redis.module';
-
-/** The queue of FIFO pumps: a job runs one FIFO destination's deliveries, one after the other. */
-export const FIFO_PUMP_QUEUE = 'delivery-fifo';
-
-export interface FifoPumpJob {
-  destinationId: string;
-}
 
 /** A pump's job that fails unexpectedly (PostgreSQL away, say) runs again after this, until it gets through. */
 const PUMP_RETRY_MS = 5000;

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type Redis from 'ioredis';
 import type { Environment } from '../config/environment';
-import type { FlowControl } from '../destinations/destination.entity';
+import type { FlowControl } from '../model/destination.entity';
 import { REDIS } from '../redis/redis.module';
 
 /** What the gate answers an attempt: go, wait this long for its reserved rate slot, or no place free. */

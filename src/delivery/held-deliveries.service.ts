@@ -1,6 +1,6 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable, Logger } from '@nestjs/common';
-import type { DeliveryOrdering } from '../destinations/destination.entity';
+import type { DeliveryOrdering } from '../model/destination.entity';
 import { DeliveryQueue } from './delivery-queue.service';
 import { FifoPumps } from './fifo-pumps.service';
 

@@ -1,7 +1,7 @@
 import type { DestinationBacklog, DestinationBacklogs } from '../delivery/destination-backlogs.service';
 import type { SecretBox } from '../secrets/secret-box';
 import type { DestinationDto } from './dto/destination.dto';
-import type { Destination } from './destination.entity';
+import type { Destination } from '../model/destination.entity';
 
 /** How a destination's secret is answered: opened for a caller who may write it, else only whether it is set. */
 export interface SecretReader {

@@ -9,7 +9,7 @@ import {
   ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import { OkDto } from '../auth/dto/auth.dto';
+import { OkDto } from '../common/dto/ok.dto';
 import type { Grant } from '../access/access.repository';
 import { Can } from '../access/can.decorator';
 import { CurrentGrant } from '../access/current-grant.decorator';

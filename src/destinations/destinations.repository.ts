@@ -1,8 +1,8 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { retryingDeadlocks } from '../database/deadlocks';
-import { Endpoint } from '../endpoints/endpoint.entity';
-import { Destination, type FlowControl } from './destination.entity';
+import { Endpoint } from '../model/endpoint.entity';
+import { Destination, type FlowControl } from '../model/destination.entity';
 import { sqlOf } from '../database/write-transaction';
 
 /** Every query of destinations, each scoped by the parent endpoint (whose owner the service has checked). */

@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import type { Grant } from '../access/access.repository';
 import { assertPublicHost } from '../common/network/private-address';
 import type { Environment } from '../config/environment';
-import type { Destination, FlowControl } from './destination.entity';
+import type { Destination, FlowControl } from '../model/destination.entity';
 import { DestinationBacklogs } from '../delivery/destination-backlogs.service';
 import { HeldDeliveries } from '../delivery/held-deliveries.service';
 import type { SecretBox } from '../secrets/secret-box';

@@ -5,7 +5,7 @@ import { toDestinationDtos } from '../destinations/destination.presenter';
 import { maskSecret } from '../ingest/ingest-rules';
 import type { SecretBox } from '../secrets/secret-box';
 import type { EndpointDto, EndpointWithDestinationsDto } from './dto/endpoint.dto';
-import type { Endpoint } from './endpoint.entity';
+import type { Endpoint } from '../model/endpoint.entity';
 
 /** The capture URL of a token: `{SITE_URL}/in/<token>`. */
 export function captureUrl(siteUrl: string, publicToken: string): string {

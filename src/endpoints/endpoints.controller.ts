@@ -13,7 +13,7 @@ import {
 import type { Grant } from '../access/access.repository';
 import { Can } from '../access/can.decorator';
 import { CurrentGrant } from '../access/current-grant.decorator';
-import { OkDto } from '../auth/dto/auth.dto';
+import { OkDto } from '../common/dto/ok.dto';
 import { type AuthUser, CurrentUser } from '../common/decorators/current-user.decorator';
 import { ResourceIdPipe } from '../common/pipes/resource-id.pipe';
 import { CreateEndpointDto } from './dto/create-endpoint.dto';

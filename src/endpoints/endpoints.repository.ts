@@ -1,8 +1,8 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { retryingDeadlocks } from '../database/deadlocks';
-import { User } from '../users/user.entity';
-import { Endpoint } from './endpoint.entity';
+import { User } from '../model/user.entity';
+import { Endpoint } from '../model/endpoint.entity';
 import { sqlOf } from '../database/write-transaction';
 
 /**

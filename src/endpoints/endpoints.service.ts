@@ -13,7 +13,7 @@ import type { CreateEndpointDto } from './dto/create-endpoint.dto';
 import type { EndpointDto, EndpointWithDestinationsDto } from './dto/endpoint.dto';
 import type { UpdateEndpointDto } from './dto/update-endpoint.dto';
 import type { IngestRuleFieldsDto } from './dto/ingest-rules.dto';
-import type { Endpoint } from './endpoint.entity';
+import type { Endpoint } from '../model/endpoint.entity';
 import { toEndpointDto, toEndpointWithDestinationsDto } from './endpoint.presenter';
 import {
   dedupSettingsOf,

@@ -1,6 +1,6 @@
 import type { Knex } from '../database/sql';
 import { DAY, HOUR, MINUTE, MINUTE_ROWS_KEPT_MS, type StatsSpan } from '../stats/stats-windows';
-import type { EventStatus } from './event.entity';
+import type { EventStatus } from '../model/event.entity';
 
 /**
  * Minute rows are read only this much younger than the oldest the worker keeps, so that a row is never read

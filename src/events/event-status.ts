@@ -1,5 +1,5 @@
 import { type PreparedStatement, runPrepared, type Sql } from '../database/sql';
-import type { EventStatus } from './event.entity';
+import type { EventStatus } from '../model/event.entity';
 
 export interface LockedEvent {
   status: EventStatus;

@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { DeliveryModule } from '../delivery/delivery.module';
 import { CaptureWriter, captureRepositoryProvider, dedupClaimsProvider } from './capture/capture-writer';
 import { CaptureRulesCache } from './capture/capture-rules.cache';
 import { CaptureService } from './capture/capture.service';
+import { RoutingSignal } from './capture/routing-signal';
 import { EventsController } from './events.controller';
 import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
@@ -12,7 +12,6 @@ import { EventsService } from './events.service';
  * server before Fastify (CaptureEdge, set up by the app factory), which calls CaptureService.
  */
 @Module({
-  imports: [DeliveryModule],
   controllers: [EventsController],
   providers: [
     EventsService,
@@ -20,6 +19,7 @@ import { EventsService } from './events.service';
     CaptureService,
     CaptureWriter,
     CaptureRulesCache,
+    RoutingSignal,
     captureRepositoryProvider,
     dedupClaimsProvider,
   ],

@@ -1,10 +1,10 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
-import type { DeliveryAttempt, DeliveryStatus } from '../delivery/delivery.entity';
+import type { DeliveryAttempt, DeliveryStatus } from '../model/delivery.entity';
 import type { FilterRule } from '../ingest/filter';
 import { ENFORCES_VERIFICATION } from '../ingest/routing';
 import { countEventsInRange } from './event-range-count';
-import type { EventStatus, VerificationStatus } from './event.entity';
+import type { EventStatus, VerificationStatus } from '../model/event.entity';
 import { isoColumn as iso } from '../database/iso-column';
 
 export interface EventRow {

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { type Knex, type PreparedStatement, runPrepared } from '../database/sql';
-import type { FailureKind } from '../delivery/delivery-sender';
+import type { FailureKind } from '../outbound/delivery-sender';
 import type { NotificationEvent } from '../notifications/notification-events';
 import { Notifier } from '../notifications/notifier.service';
 import { ISSUE_COLUMNS, ISSUE_JOINS, type Issue, type IssueRow, issueOf } from './issue';

@@ -1,4 +1,4 @@
-import type { FailureKind } from '../delivery/delivery-sender';
+import type { FailureKind } from '../outbound/delivery-sender';
 
 export const ISSUE_STATUSES = ['open', 'acknowledged', 'resolved'] as const;
 export type IssueStatus = (typeof ISSUE_STATUSES)[number];

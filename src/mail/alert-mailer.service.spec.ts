@@ -1,7 +1,7 @@
 import type { MailerService } from '@nestjs-modules/mailer';
 import type { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment';
-import { ALERT_WINDOW_MS } from './alert-jobs';
+import { ALERT_WINDOW_MS } from '../jobs/alert-jobs';
 import type { NotificationEvent } from '../notifications/notification-events';
 import type { Notifier } from '../notifications/notifier.service';
 import { ALERT_CLAIM_MS, AlertMailer, MAILED_EVENTS_LIMIT } from './alert-mailer.service';

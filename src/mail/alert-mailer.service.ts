@@ -6,7 +6,7 @@ import type { Environment } from '../config/environment';
 import type { Knex } from '../database/sql';
 import type { NotificationEvent } from '../notifications/notification-events';
 import { Notifier } from '../notifications/notifier.service';
-import { ALERT_WINDOW_MS } from './alert-jobs';
+import { ALERT_WINDOW_MS } from '../jobs/alert-jobs';
 import { AlertScheduler } from './alert-scheduler.service';
 import { type AlertBatch, AlertsRepository } from './alerts.repository';
 

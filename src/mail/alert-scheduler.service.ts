@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bull';
-import { ALERT_QUEUE, type AlertJob } from './alert-jobs';
+import { ALERT_QUEUE, type AlertJob } from '../jobs/alert-jobs';
 
 /** Producer of alert jobs. A job mails whatever the endpoint's outbox holds, so extra jobs are harmless. */
 @Injectable()

@@ -3,7 +3,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import type { Job, Queue } from 'bull';
 import { PeriodicTask } from '../common/periodic-task';
 import { BACKGROUND_REDIS_TIMEOUT_MS, withRedisTimeout } from '../common/redis-timeout';
-import { ALERT_QUEUE, ALERT_WINDOW_MS, type AlertJob } from './alert-jobs';
+import { ALERT_QUEUE, ALERT_WINDOW_MS, type AlertJob } from '../jobs/alert-jobs';
 import { AlertMailer } from './alert-mailer.service';
 import { AlertScheduler } from './alert-scheduler.service';
 import { AlertsRepository } from './alerts.repository';

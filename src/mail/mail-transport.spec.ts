@@ -1,4 +1,4 @@
-import { SMTP_TIMEOUTS_MS, smtpTransportUrl } from './mail-transport.module';
+import { SMTP_TIMEOUTS_MS, smtpTransportUrl } from '../outbound/mail-transport.module';
 
 describe('smtpTransportUrl', () => {
   it('adds the time-outs to SMTP_URL, keeping its credentials as written', () => {

@@ -1,5 +1,4 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { DeliveryModule } from '../delivery/delivery.module';
 import { MetricsController } from './metrics.controller';
 import { Metrics, PROCESS_METRICS } from './metrics.service';
 
@@ -13,7 +12,6 @@ export class MetricsModule {
     return {
       module: MetricsModule,
       global: true,
-      imports: [DeliveryModule],
       controllers: [MetricsController],
       providers: [{ provide: PROCESS_METRICS, useValue: processMetrics }, Metrics],
       exports: [Metrics],

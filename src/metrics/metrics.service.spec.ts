@@ -1,7 +1,7 @@
 import type { ConfigService } from '@nestjs/config';
 import type { Job, JobCounts, Queue } from 'bull';
 import type { Environment } from '../config/environment';
-import type { DeliveryJob } from '../delivery/delivery-jobs';
+import type { DeliveryJob } from '../jobs/delivery-jobs';
 import { captureOutcomeOf, dueSince, Metrics } from './metrics.service';
 
 const DELAYS = [5000, 25000, 120000, 600000];

@@ -14,7 +14,7 @@ import {
   Registry,
 } from 'prom-client';
 import type { Environment } from '../config/environment';
-import { DELIVERY_QUEUE, type DeliveryJob, priorAttemptsOf } from '../delivery/delivery-jobs';
+import { DELIVERY_QUEUE, type DeliveryJob, priorAttemptsOf } from '../jobs/delivery-jobs';
 import { withRedisTimeout } from '../common/redis-timeout';
 import { withTimeout } from '../common/with-timeout';
 

@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment';
-import { createHttpDispatcher, DeliverySender } from '../delivery/delivery-sender';
-import { MailTransportModule } from '../mail/mail-transport.module';
+import { createHttpDispatcher, DeliverySender } from '../outbound/delivery-sender';
+import { MailTransportModule } from '../outbound/mail-transport.module';
 import { CHANNEL_HTTP, ChannelSender } from './channel-sender.service';
 
 /** Sending to a channel, for the worker's jobs and the API's "send a test". */

@@ -12,7 +12,7 @@ import {
   ApiTooManyRequestsResponse,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import { OkDto } from '../auth/dto/auth.dto';
+import { OkDto } from '../common/dto/ok.dto';
 import { Can } from '../access/can.decorator';
 import { type AuthUser, CurrentUser } from '../common/decorators/current-user.decorator';
 import { UserThrottlerGuard } from '../common/guards/user-throttler.guard';

@@ -3,7 +3,7 @@ import type { Environment } from '../config/environment';
 import type { ChannelMessage } from './channel-messages';
 import { ChannelSendError, type ChannelSender } from './channel-sender.service';
 import type { NotificationChannel } from './notification-channel';
-import { NOTIFICATION_CLAIM_MS, RETRY_HOLD_MARGIN_MS } from './notification-jobs';
+import { NOTIFICATION_CLAIM_MS, RETRY_HOLD_MARGIN_MS } from '../jobs/notification-jobs';
 import { NotificationDispatcher } from './notification-dispatcher.service';
 import type { NotificationScheduler } from './notification-scheduler.service';
 import type { ClaimedMessage, NotificationsRepository } from './notifications.repository';

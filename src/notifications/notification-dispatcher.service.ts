@@ -10,7 +10,7 @@ import {
   DISABLE_AFTER_DROPPED_MESSAGES,
   NOTIFICATION_CLAIM_MS,
   RETRY_HOLD_MARGIN_MS,
-} from './notification-jobs';
+} from '../jobs/notification-jobs';
 import { NotificationScheduler } from './notification-scheduler.service';
 import { type ClaimedMessage, NotificationsRepository } from './notifications.repository';
 

@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bull';
-import { NOTIFICATION_QUEUE, type NotificationJob } from './notification-jobs';
+import { NOTIFICATION_QUEUE, type NotificationJob } from '../jobs/notification-jobs';
 
 /**
  * Producer of notification jobs. A job sends whatever the channel's outbox holds that is due, so extra

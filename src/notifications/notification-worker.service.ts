@@ -6,7 +6,7 @@ import { BACKGROUND_REDIS_TIMEOUT_MS, withRedisTimeout } from '../common/redis-t
 import { NotificationDispatcher } from './notification-dispatcher.service';
 import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment';
-import { NOTIFICATION_QUEUE, type NotificationJob } from './notification-jobs';
+import { NOTIFICATION_QUEUE, type NotificationJob } from '../jobs/notification-jobs';
 import { NotificationScheduler } from './notification-scheduler.service';
 import { NotificationsRepository } from './notifications.repository';
 

@@ -1,6 +1,4 @@
-import { BullModule } from '@nestjs/bull';
 import { Module } from '@nestjs/common';
-import { NOTIFICATION_QUEUE } from './notification-jobs';
 import { NotificationScheduler } from './notification-scheduler.service';
 import { NotificationsRepository } from './notifications.repository';
 import { Notifier } from './notifier.service';
@@ -11,8 +9,7 @@ import { Notifier } from './notifier.service';
  * it is dropped).
  */
 @Module({
-  imports: [BullModule.registerQueue({ name: NOTIFICATION_QUEUE })],
   providers: [NotificationsRepository, NotificationScheduler, Notifier],
-  exports: [BullModule, NotificationsRepository, NotificationScheduler, Notifier],
+  exports: [NotificationsRepository, NotificationScheduler, Notifier],
 })
 export class NotificationsModule {}

@@ -2,7 +2,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { PLANS } from '../common/plans';
 import type { PlanRetention } from '../config/environment';
-import { EVENT_STATUSES, type EventStatus } from '../events/event.entity';
+import { EVENT_STATUSES, type EventStatus } from '../model/event.entity';
 
 /** The statuses whose events expire: all but `dead_letter`, which is kept (design.md, "Retention"). */
 export const EXPIRING_STATUSES = EVENT_STATUSES.filter((status) => status !== 'dead_letter');

@@ -13,7 +13,7 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { Can } from '../access/can.decorator';
-import { OkDto } from '../auth/dto/auth.dto';
+import { OkDto } from '../common/dto/ok.dto';
 import { type AuthUser, CurrentUser } from '../common/decorators/current-user.decorator';
 import { ResourceIdPipe } from '../common/pipes/resource-id.pipe';
 import {

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import type { AuthUser } from '../common/decorators/current-user.decorator';
 import { hashToken } from '../common/token-hash';
 import type { Environment } from '../config/environment';
-import { normalizeEmail } from '../users/users.repository';
+import { normalizeEmail } from '../model/users.repository';
 import type { CreateTeamInvitationDto, TeamInvitationDto } from './dto/team-invitation.dto';
 import type { TeamDto } from './dto/team.dto';
 import { acceptUrl, invitationMail } from './invitation-mail';

@@ -12,10 +12,10 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { Can } from '../access/can.decorator';
-import { OkDto } from '../auth/dto/auth.dto';
+import { OkDto } from '../common/dto/ok.dto';
 import { type AuthUser, CurrentUser } from '../common/decorators/current-user.decorator';
 import { ResourceIdPipe } from '../common/pipes/resource-id.pipe';
-import { RequiresPlan } from '../users/requires-plan.decorator';
+import { RequiresPlan } from '../access/requires-plan.decorator';
 import { CreateTeamDto, TeamListResponseDto, TeamResponseDto, UpdateTeamDto } from './dto/team.dto';
 import { TeamsService } from './teams.service';
 

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AccessModule } from '../access/access.module';
-import { MailTransportModule } from '../mail/mail-transport.module';
+import { MailTransportModule } from '../outbound/mail-transport.module';
 import { TeamInvitationsController } from './team-invitations.controller';
 import { TeamInvitationsRepository } from './team-invitations.repository';
 import { TeamInvitationsService } from './team-invitations.service';

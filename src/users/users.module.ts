@@ -1,6 +1,6 @@
 import { MikroOrmModule } from '@mikro-orm/nestjs';
 import { Module } from '@nestjs/common';
-import { User } from './user.entity';
+import { User } from '../model/user.entity';
 import { UsersService } from './users.service';
 
 @Module({ imports: [MikroOrmModule.forFeature([User])], providers: [UsersService], exports: [UsersService] })

@@ -2,8 +2,8 @@ import { InjectRepository } from '@mikro-orm/nestjs';
 import { EnsureRequestContext, EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { PLANS, type Plan } from '../common/plans';
-import { User } from './user.entity';
-import { UsersRepository } from './users.repository';
+import { User } from '../model/user.entity';
+import { UsersRepository } from '../model/users.repository';
 
 export class UnknownPlanError extends Error {}
 export class UnknownUserError extends Error {}

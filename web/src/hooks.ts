@@ -1,5 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { endpointPath, getAccessToken, isAbortError, listIssues, listTeams, refreshAccessToken } from './api';
+import { endpointPath } from './api/client';
+import { isAbortError } from './api/errors';
+import { listIssues } from './api/issues';
+import { getAccessToken, refreshAccessToken } from './api/session';
+import { listTeams } from './api/teams';
 import { onIssuesChanged } from './issues';
 import { openEventStream, type StreamState } from './stream';
 import { effectiveScope, type Scope, useStoredScope } from './team-scope';

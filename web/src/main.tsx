@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { currentUser, fetchMe, onSessionChange, startSession } from './api';
+import { fetchMe } from './api/auth';
+import { currentUser, onSessionChange, startSession } from './api/session';
 import { ApiKeysPage } from './components/ApiKeysPage';
 import { AuditLogPage } from './components/AuditLogPage';
 import { AuthScreen } from './components/AuthScreen';

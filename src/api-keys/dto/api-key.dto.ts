@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsISO8601, IsString, Length, ValidateIf } from 'class-validator';
-import { Trim, trimmedLengthMessage } from '../../endpoints/dto/endpoint-fields';
-import { API_KEY_SCOPES, type ApiKeyScope } from '../api-key.entity';
+import { Trim, trimmedLengthMessage } from '../../common/dto/fields';
+import { API_KEY_SCOPES, type ApiKeyScope } from '../../model/api-key.entity';
 
 export const API_KEY_NAME_MAX_LENGTH = 100;
 

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsEmail, IsString, Length, MaxLength } from 'class-validator';
 import { PLANS, type Plan } from '../../common/plans';
-import { Trim, trimmedLengthMessage } from '../../endpoints/dto/endpoint-fields';
+import { Trim, trimmedLengthMessage } from '../../common/dto/fields';
 
 export class RegisterDto {
   /** Email address; trimmed and compared case-insensitively. */
@@ -62,9 +62,4 @@ export class AccessTokenDto {
 
 export class MeDto {
   user!: UserDto;
-}
-
-export class OkDto {
-  @ApiProperty({ example: true })
-  ok!: boolean;
 }

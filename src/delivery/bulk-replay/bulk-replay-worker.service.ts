@@ -6,7 +6,7 @@ import { PeriodicTask } from '../../common/periodic-task';
 import { BACKGROUND_REDIS_TIMEOUT_MS, withRedisTimeout } from '../../common/redis-timeout';
 import { DeliveryQueue } from '../delivery-queue.service';
 import { DestinationBacklogs } from '../destination-backlogs.service';
-import { BULK_REPLAY_QUEUE, type BulkReplayJob, bulkReplayJobOptions } from './bulk-replay-jobs';
+import { BULK_REPLAY_QUEUE, type BulkReplayJob, bulkReplayJobOptions } from '../../jobs/bulk-replay-jobs';
 import { BulkReplayRepository } from './bulk-replay.repository';
 
 /** Events dispatched per transaction. */

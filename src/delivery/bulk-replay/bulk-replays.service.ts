@@ -3,7 +3,7 @@ import { ConflictException, Injectable, Logger, NotFoundException } from '@nestj
 import type { Queue } from 'bull';
 import { randomUUID } from 'node:crypto';
 import { eventFiltersOf } from '../../events/dto/list-events.query';
-import { BULK_REPLAY_QUEUE, type BulkReplayJob, bulkReplayJobOptions } from './bulk-replay-jobs';
+import { BULK_REPLAY_QUEUE, type BulkReplayJob, bulkReplayJobOptions } from '../../jobs/bulk-replay-jobs';
 import type { BulkReplayDto, CreateBulkReplayDto } from './bulk-replay.dto';
 import { type BulkReplayFilter, BulkReplayRepository } from './bulk-replay.repository';
 import { afterCommit } from '../../database/write-transaction';

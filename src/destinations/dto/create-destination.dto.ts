@@ -1,6 +1,6 @@
 import { IsString, Length, ValidateIf } from 'class-validator';
-import { Trim } from '../../endpoints/dto/endpoint-fields';
-import { IsAbsoluteHttpsUrl, SECRET_MAX_LENGTH } from './destination-fields';
+import { Trim } from '../../common/dto/fields';
+import { IsAbsoluteHttpsUrl, SECRET_MAX_LENGTH } from '../../common/dto/https-url';
 import { DestinationSettingsDto } from './destination-settings.dto';
 
 export class CreateDestinationDto extends DestinationSettingsDto {

@@ -4,7 +4,7 @@ import {
   type DeliveryOrdering,
   RATE_LIMIT_PERIODS,
   type RateLimitPeriod,
-} from '../destination.entity';
+} from '../../model/destination.entity';
 
 export class DestinationBacklogDto {
   /** Deliveries waiting for it: not yet attempted, or failed and owed a retry. @example 0 */

@@ -5,7 +5,7 @@ import {
   type DeliveryOrdering,
   RATE_LIMIT_PERIODS,
   type RateLimitPeriod,
-} from '../destination.entity';
+} from '../../model/destination.entity';
 
 export const RATE_LIMIT_MAX = 100_000;
 export const MAX_IN_FLIGHT_MAX = 1000;

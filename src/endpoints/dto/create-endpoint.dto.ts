@@ -1,5 +1,5 @@
 import { IsString, Length } from 'class-validator';
-import { NAME_MAX_LENGTH, Trim, trimmedLengthMessage } from './endpoint-fields';
+import { NAME_MAX_LENGTH, Trim, trimmedLengthMessage } from '../../common/dto/fields';
 import { EndpointPlacementDto } from './endpoint-placement.dto';
 
 export class CreateEndpointDto extends EndpointPlacementDto {

@@ -20,7 +20,7 @@ import {
   type VerificationInput,
 } from '../../ingest/ingest-rules';
 import { HMAC_ALGORITHMS, HMAC_ENCODINGS, VERIFICATION_PROVIDERS } from '../../ingest/verification';
-import { IsValidBy } from './endpoint-fields';
+import { IsValidBy } from '../../common/dto/fields';
 
 export class VerificationDto {
   @ApiProperty({ enum: VERIFICATION_PROVIDERS })

@@ -1,5 +1,5 @@
 import { IsBoolean, IsString, Length, ValidateIf } from 'class-validator';
-import { IsMetadataObject, NAME_MAX_LENGTH, Trim, trimmedLengthMessage } from './endpoint-fields';
+import { IsMetadataObject, NAME_MAX_LENGTH, Trim, trimmedLengthMessage } from '../../common/dto/fields';
 import { EndpointPlacementDto } from './endpoint-placement.dto';
 
 /** Only the fields sent change. `null` removes an ingest rule, and is not a value for the other fields. */

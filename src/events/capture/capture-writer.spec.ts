@@ -1,6 +1,6 @@
 import type { ConfigService } from '@nestjs/config';
 import type { Environment } from '../../config/environment';
-import type { RoutingSignal } from '../../delivery/delivery-router.service';
+import type { RoutingSignal } from './routing-signal';
 import type { Claim, ClaimRequest, DedupClaims } from '../../ingest/dedup-claims';
 import type { Metrics } from '../../metrics/metrics.service';
 import type { CaptureRepository, NewCapture, StoreOutcome } from './capture.repository';

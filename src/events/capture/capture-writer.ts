@@ -4,7 +4,7 @@ import type Redis from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { atMostEvery } from '../../common/at-most-every';
 import type { Environment } from '../../config/environment';
-import { RoutingSignal } from '../../delivery/delivery-router.service';
+import { RoutingSignal } from './routing-signal';
 import {
   type Claim,
   claimOf,

@@ -1,11 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { DELIVERY_STATUSES, type DeliveryStatus } from '../../delivery/delivery.entity';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../../model/delivery.entity';
 import {
   EVENT_STATUSES,
   type EventStatus,
   VERIFICATION_STATUSES,
   type VerificationStatus,
-} from '../event.entity';
+} from '../../model/event.entity';
 
 export class EventVerificationDto {
   /** `verified`, `failed` (the endpoint checks the provider's signature and this one did not pass) or `none`. */

@@ -6,7 +6,7 @@ import {
   type EventStatus,
   VERIFICATION_STATUSES,
   type VerificationStatus,
-} from '../event.entity';
+} from '../../model/event.entity';
 import { isStorableInstant } from '../../common/storable-instant';
 import type { EventFilters } from '../events.repository';
 

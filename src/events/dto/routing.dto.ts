@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsValidBy } from '../../endpoints/dto/endpoint-fields';
-import { FILTER_EXAMPLE, filterFieldError } from '../../destinations/dto/destination-settings.dto';
+import { IsValidBy } from '../../common/dto/fields';
+import { FILTER_EXAMPLE, filterFieldError } from '../../ingest/filter-field';
 import type { FilterRule } from '../../ingest/filter';
 
 export class EventRouteDto {

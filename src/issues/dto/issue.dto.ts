@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { DiagnosisDto } from '../../ai/dto/ai.dto';
-import { FAILURE_KINDS, type FailureKind } from '../../delivery/delivery-sender';
+import { FAILURE_KINDS, type FailureKind } from '../../outbound/delivery-sender';
 import { ISSUE_STATUSES, type IssueStatus } from '../issue';
 
 export class IssueDestinationDto {

@@ -10,8 +10,8 @@ import {
   registerDecorator,
   type ValidationArguments,
 } from 'class-validator';
-import { isAbsoluteHttpsUrl, URL_MAX_LENGTH } from '../../destinations/dto/destination-fields';
-import { Trim } from '../../endpoints/dto/endpoint-fields';
+import { isAbsoluteHttpsUrl, URL_MAX_LENGTH } from '../../common/dto/https-url';
+import { Trim } from '../../common/dto/fields';
 import { CHANNEL_TYPES, type ChannelStatus, type ChannelType } from '../notification-channel';
 import { NOTIFICATION_EVENT_TYPES, type NotificationEventType } from '../notification-events';
 

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsEmail, IsIn, IsString, Length, MaxLength } from 'class-validator';
 import { INVITABLE_ROLES, type InvitableRole } from '../../access/roles';
-import { Trim } from '../../endpoints/dto/endpoint-fields';
+import { Trim } from '../../common/dto/fields';
 
 /** The longest address RFC 5321 lets through. */
 const EMAIL_MAX_LENGTH = 254;

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Length } from 'class-validator';
 import { ROLES, type Role } from '../../access/roles';
-import { Trim, trimmedLengthMessage } from '../../endpoints/dto/endpoint-fields';
+import { Trim, trimmedLengthMessage } from '../../common/dto/fields';
 
 export const TEAM_NAME_MAX_LENGTH = 100;
 

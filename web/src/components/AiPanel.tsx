@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, errorMessages } from '../api';
+import { api } from '../api/client';
+import { ApiError, errorMessages } from '../api/errors';
 import { CopyButton } from './CopyButton';
 
 const FRAMEWORKS: Record<string, string[]> = {

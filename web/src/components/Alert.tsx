@@ -1,4 +1,4 @@
-import { errorMessages } from '../api';
+import { errorMessages } from '../api/errors';
 
 /** An error (or a list of them, as Nest validation sends), announced to screen readers. */
 export function Alert({ error, testId }: { error: unknown; testId?: string }) {

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { createApiKey } from '../api';
+import { createApiKey } from '../api/api-keys';
 import { EXPIRY_OPTIONS, type ExpiryChoice, expiresAt, SCOPE_TEXT, today } from '../api-keys';
 import { API_KEY_SCOPES, type ApiKey, type CreatedApiKey } from '../types';
 import { Alert } from './Alert';

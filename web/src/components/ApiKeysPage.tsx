@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { isAbortError, listApiKeys, revokeApiKey } from '../api';
+import { listApiKeys, revokeApiKey } from '../api/api-keys';
+import { isAbortError } from '../api/errors';
 import { expiryText, SCOPE_TEXT } from '../api-keys';
 import { localTime } from '../format';
 import { useDocumentTitle } from '../hooks';

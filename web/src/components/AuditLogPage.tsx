@@ -1,5 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { isAbortError, listAuditLog, listEndpoints } from '../api';
+import { listAuditLog } from '../api/audit-log';
+import { listEndpoints } from '../api/endpoints';
+import { isAbortError } from '../api/errors';
 import {
   actionText,
   actorText,

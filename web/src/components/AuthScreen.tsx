@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { login, register } from '../api';
+import { login, register } from '../api/auth';
 import { useDocumentTitle } from '../hooks';
 import { Alert } from './Alert';
 

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, endpointPath, isAbortError } from '../api';
+import { api, endpointPath } from '../api/client';
+import { isAbortError } from '../api/errors';
 import { plural } from '../format';
 import type { BulkReplay } from '../types';
 import { Alert } from './Alert';

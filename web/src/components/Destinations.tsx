@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, endpointPath } from '../api';
+import { api, endpointPath } from '../api/client';
 import { destinationHealth } from '../destination-health';
 import { localTime, plural } from '../format';
 import type { Destination, DestinationStats, FilterRule, Issue } from '../types';

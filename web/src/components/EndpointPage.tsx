@@ -1,5 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError, endpointPath, endpointStats, isAbortError, listIssues } from '../api';
+import { api, endpointPath } from '../api/client';
+import { ApiError, isAbortError } from '../api/errors';
+import { listIssues } from '../api/issues';
+import { endpointStats } from '../api/stats';
 import { localTime } from '../format';
 import { type LiveChange, useDocumentTitle } from '../hooks';
 import { announceIssuesChanged } from '../issues';

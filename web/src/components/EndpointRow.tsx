@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, endpointPath } from '../api';
+import { api, endpointPath } from '../api/client';
 import { localTime } from '../format';
 import { canWrite, ROLE_TEXT } from '../roles';
 import { href } from '../router';

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { updateEndpoint } from '../api';
+import { updateEndpoint } from '../api/endpoints';
 import { plural } from '../format';
 import { useBusyAction, useTeams } from '../hooks';
 import { canWrite, moveTargets, ROLE_TEXT } from '../roles';

@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { endpointStats, isAbortError } from '../api';
+import { isAbortError } from '../api/errors';
+import { endpointStats } from '../api/stats';
 import { plural } from '../format';
 import {
   formatMs,

@@ -1,5 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { api, createEndpoint, endpointPath, isAbortError, listEndpoints } from '../api';
+import { api, endpointPath } from '../api/client';
+import { createEndpoint, listEndpoints } from '../api/endpoints';
+import { isAbortError } from '../api/errors';
 import { localTime } from '../format';
 import { useDocumentTitle, useScope } from '../hooks';
 import { canWrite } from '../roles';

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError, endpointPath, errorMessages, isAbortError } from '../api';
+import { api, endpointPath } from '../api/client';
+import { ApiError, errorMessages, isAbortError } from '../api/errors';
 import { base64Size, formatBody, localTime, plural, shortId } from '../format';
 import { useDocumentTitle, useEventStream } from '../hooks';
 import { canWrite } from '../roles';

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, endpointPath, isAbortError } from '../api';
+import { api, endpointPath } from '../api/client';
+import { isAbortError } from '../api/errors';
 import { isoToLocalInput, localInputToIso, localTime, plural, preview } from '../format';
 import { type LiveChange, useEventStream } from '../hooks';
 import { canWrite } from '../roles';

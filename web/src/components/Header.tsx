@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { logout } from '../api';
+import { logout } from '../api/auth';
 import { plural } from '../format';
 import { useOpenIssueCount, useScope } from '../hooks';
 import { href, navigate, type Route } from '../router';

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { updateIngestRules } from '../api';
+import { updateIngestRules } from '../api/ingest-rules';
 import { canWrite } from '../roles';
 import {
   changedRules,

@@ -1,5 +1,8 @@
 import { useState } from 'preact/hooks';
-import { acceptInvitation, ApiError, currentUser, errorMessages, logout } from '../api';
+import { logout } from '../api/auth';
+import { ApiError, errorMessages } from '../api/errors';
+import { currentUser } from '../api/session';
+import { acceptInvitation } from '../api/teams';
 import { useBusyAction, useDocumentTitle } from '../hooks';
 import { ROLE_TEXT } from '../roles';
 import { href } from '../router';

@@ -1,5 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { currentUser, getIssue, isAbortError, listEndpoints, listIssues, setIssueStatus } from '../api';
+import { listEndpoints } from '../api/endpoints';
+import { isAbortError } from '../api/errors';
+import { getIssue, listIssues, setIssueStatus } from '../api/issues';
+import { currentUser } from '../api/session';
 import { localTime, plural } from '../format';
 import { useBusyAction, useDocumentTitle } from '../hooks';
 import {

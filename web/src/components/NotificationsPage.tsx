@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { createChannel, deleteChannel, isAbortError, listChannels, testChannel } from '../api';
+import { isAbortError } from '../api/errors';
+import { createChannel, deleteChannel, listChannels, testChannel } from '../api/notification-channels';
 import { channelHealthText, CHANNEL_TYPE_TEXT, EVENT_TEXT } from '../notification-channels';
 import { useBusyAction, useDocumentTitle } from '../hooks';
 import {

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { eventRouting, isAbortError, testFilter } from '../api';
+import { isAbortError } from '../api/errors';
+import { eventRouting, testFilter } from '../api/routing';
 import type { EventRoute, FilterVerdict } from '../types';
 import { Alert } from './Alert';
 import { FilterField, parseFilter } from './FilterField';

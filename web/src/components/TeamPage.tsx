@@ -1,19 +1,18 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ApiError, isAbortError } from '../api/errors';
+import { currentUser } from '../api/session';
 import {
-  ApiError,
-  currentUser,
   deleteTeam,
   getTeam,
   inviteMember,
-  isAbortError,
   listInvitations,
   listMembers,
   removeMember,
   renameTeam,
   revokeInvitation,
   setMemberRole,
-} from '../api';
+} from '../api/teams';
 import { localTime, plural } from '../format';
 import { useBusyAction, useDocumentTitle } from '../hooks';
 import { assignableRoles, canManage, canRemoveMember, isOwner, ROLE_TEXT } from '../roles';

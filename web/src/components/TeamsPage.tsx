@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { ApiError, createTeam } from '../api';
+import { ApiError } from '../api/errors';
+import { createTeam } from '../api/teams';
 import { localTime, plural } from '../format';
 import { useBusyAction, useDocumentTitle, useTeams } from '../hooks';
 import { ROLE_TEXT } from '../roles';

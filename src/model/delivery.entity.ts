@@ -1,7 +1,7 @@
 import { OptionalProps, Entity, Enum, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
-import { Destination } from '../destinations/destination.entity';
-import { WebhookEvent } from '../events/event.entity';
+import { Destination } from './destination.entity';
+import { WebhookEvent } from './event.entity';
 
 export const DELIVERY_STATUSES = ['pending', 'failed', 'delivered', 'dead_letter'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];

@@ -1,6 +1,6 @@
 import { OptionalProps, Entity, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
-import { User } from '../users/user.entity';
+import { User } from './user.entity';
 
 /** An opaque refresh token, kept only as its SHA-256 hash. */
 @Entity({ tableName: 'refresh_tokens' })

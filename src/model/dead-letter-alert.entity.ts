@@ -1,7 +1,7 @@
 import { Entity, ManyToOne, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
-import { Endpoint } from '../endpoints/endpoint.entity';
-import { WebhookEvent } from '../events/event.entity';
+import { Endpoint } from './endpoint.entity';
+import { WebhookEvent } from './event.entity';
 
 /**
  * The outbox of dead-letter emails: written in the transaction that moves an event to `dead_letter`,

@@ -1,5 +1,5 @@
 import { Entity, ManyToOne, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
-import { WebhookEvent } from '../events/event.entity';
+import { WebhookEvent } from './event.entity';
 
 /** A cached AI answer per event, operation and parameters: a second call is instant and costs no quota. */
 @Entity({ tableName: 'ai_results' })

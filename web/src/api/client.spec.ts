@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { api, ApiError, isAbortError } from './api';
+import { api } from './client';
+import { ApiError, isAbortError } from './errors';
 
 /**
  * The API client against a real HTTP server whose 200 stops halfway through its JSON body. The request

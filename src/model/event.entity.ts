@@ -1,6 +1,6 @@
 import { OptionalProps, Entity, Enum, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
-import { Endpoint } from '../endpoints/endpoint.entity';
+import { Endpoint } from './endpoint.entity';
 
 export const EVENT_STATUSES = ['received', 'delivered', 'failed', 'dead_letter'] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];

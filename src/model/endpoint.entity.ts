@@ -10,9 +10,9 @@ import {
   Unique,
 } from '@mikro-orm/core';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Destination } from '../destinations/destination.entity';
+import { Destination } from './destination.entity';
 import type { DedupSettings, InboundAuthSettings, VerificationSettings } from '../ingest/ingest-rules';
-import { User } from '../users/user.entity';
+import { User } from './user.entity';
 
 /** 24 random bytes (192 bits), base64url: 32 URL-safe characters. */
 export function newPublicToken(): string {

@@ -1,6 +1,6 @@
 import { OptionalProps, Entity, Enum, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
-import { Endpoint } from '../endpoints/endpoint.entity';
+import { Endpoint } from './endpoint.entity';
 import type { FilterRule } from '../ingest/filter';
 
 export const RATE_LIMIT_PERIODS = ['second', 'minute'] as const;

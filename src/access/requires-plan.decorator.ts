@@ -1,6 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiForbiddenResponse } from '@nestjs/swagger';
-import { REQUIRED_PLAN } from '../access/route-authorizer';
+import { REQUIRED_PLAN } from './route-authorizer';
 import type { Plan } from '../common/plans';
 
 /**
