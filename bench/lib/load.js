@@ -1,10 +1,12 @@
-// Load generation (autocannon, and a paced open-loop sender; in this process), and the request bodies of the benchmark.
+// Load generation (autocannon, and a paced open-loop sender; in this process), metered by the CPU it costs
+// the server, and the request bodies of the benchmark.
 const autocannon = require('autocannon');
 const { createHmac } = require('node:crypto');
 const http = require('node:http');
 const { performance } = require('node:perf_hooks');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { percentile } = require('./report');
+const { cpuMeter } = require('./processes');
 
 const now = () => performance.timeOrigin + performance.now();
 
@@ -219,4 +221,18 @@ async function signedLoad(url, { connections, duration, secret, repeatEvery }) {
   return { ...summarize(result), duplicates };
 }
 
-module.exports = { webhookBody, constantLoad, markedLoad, signedLoad, joinRuns, now };
+/** Runs a load (constantLoad, or `loader`) while metering the CPU of a process and of its database's backends: µs per 2xx. */
+async function meteredLoad(url, load, processPid, backends, loader = constantLoad) {
+  const processCpu = cpuMeter(async () => [processPid]);
+  const databaseCpu = cpuMeter(backends);
+  await Promise.all([processCpu.start(), databaseCpu.start()]);
+  const result = await loader(url, load);
+  const [processMs, databaseMs] = await Promise.all([processCpu.stop(), databaseCpu.stop()]);
+  return {
+    ...result,
+    processUs: (processMs * 1000) / Math.max(1, result.ok),
+    databaseUs: (databaseMs * 1000) / Math.max(1, result.ok),
+  };
+}
+
+module.exports = { webhookBody, constantLoad, markedLoad, signedLoad, meteredLoad, joinRuns, now };

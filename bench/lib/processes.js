@@ -1,6 +1,7 @@
 /* global AbortSignal */
 // Child processes of the benchmark: the service (production build), the reference server, and the
-// HTTPS sink; readiness checks, RSS sampling, and stopping them (each by its own pid).
+// HTTPS sink; readiness checks, RSS sampling, CPU metering (of PostgreSQL's backends too), and stopping
+// them (each by its own pid).
 const { spawn, fork } = require('node:child_process');
 const { createWriteStream, readFileSync } = require('node:fs');
 const { execFileSync } = require('node:child_process');
@@ -121,6 +122,14 @@ function cpuMeter(pidsNow) {
   };
 }
 
+/** The PostgreSQL backends serving a database (their CPU is the database's share of a request). */
+const backendsOf = (db, database) => async () =>
+  (
+    await db.query('select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [
+      database,
+    ])
+  ).rows.map((row) => row.pid);
+
 /** Samples the RSS of `pid` every `intervalMs` until stopped: {samples: [{t, rss}], stop()}. */
 function sampleRss(pid, intervalMs = 250) {
   const samples = [];
@@ -204,4 +213,5 @@ module.exports = {
   startSink,
   cpuMs,
   cpuMeter,
+  backendsOf,
 };

@@ -3,6 +3,11 @@
 // payloads (Stripe invoice.paid and charge.succeeded, GitHub push, Shopify orders/create), statuses
 // mixed, received_at spread over 90 days (newest first by n; another span on request). Exactly one event, rareEvent(total), has a
 // customer id of its own: md5('hooktrail-rare-customer').
+// seedEvents runs those inserts on the service's database; recordSeededAttempts gives seeded deliveries
+// an attempt each (scenarios 8 and 9), in the destination's statistics as well.
+const { CONFIG, log } = require('./config');
+const { ledger } = require('./results');
+const { count } = require('./report');
 
 /** The number of the one event (of `total`) whose Stripe customer id occurs nowhere else: n % 10 = 2, a Stripe event. */
 const rareEvent = (total) => Math.floor(total / 23) * 10 + 2;
@@ -97,4 +102,84 @@ from (
 ) seeded`;
 }
 
-module.exports = { insertChunkSql, realisticBodiesSql, rareEvent, COMMON_WORD, DAYS };
+/**
+ * Seeds `total` events into `endpointId` (GIN indexes rebuilt after the inserts); `span` places them in time
+ * (insertChunkSql: by default the last 90 days).
+ */
+async function seedEvents(db, endpointId, { total = CONFIG.readEvents, concurrently = false, span } = {}) {
+  const begin = Date.now();
+  const { rows: ginIndexes } = await db.query(
+    `select indexname, indexdef from pg_indexes where tablename = 'events' and indexdef ilike '% using gin %'`,
+  );
+  // Rebuilding a GIN index once is several times faster than growing it by a million rows.
+  for (const index of ginIndexes)
+    await db.query(`drop index ${concurrently ? 'concurrently' : ''} "${index.indexname}"`);
+  const chunk = 100_000;
+  for (let from = 1; from <= total; from += chunk) {
+    await db.query(insertChunkSql(endpointId, from, Math.min(total, from + chunk - 1), total, span));
+  }
+  const inserted = (Date.now() - begin) / 1000;
+  log(`${count(total)} events inserted in ${inserted.toFixed(0)} s; rebuilding GIN indexes`);
+  await db.query(`set maintenance_work_mem = '512MB'`);
+  for (const index of ginIndexes) {
+    await db.query(
+      concurrently ? index.indexdef.replace(/^CREATE INDEX/i, 'CREATE INDEX CONCURRENTLY') : index.indexdef,
+    );
+  }
+  await db.query('reset maintenance_work_mem');
+  await db.query('vacuum (analyze) events');
+  return { seconds: (Date.now() - begin) / 1000, inserted };
+}
+
+/** Events of scenario 8 inserted per statement. */
+const STATS_SEED_CHUNK = 100_000;
+
+/**
+ * Gives up to `limit` of the destination's deliveries without an attempt one (95 % 200, 5 % 500; 20 to 275
+ * ms), and adds them to the destination's statistics in the same statement, as the worker does when it
+ * records attempts (shard 0, each bucket's latency histogram built with the database's own functions).
+ * Their deliveries are left out of the ledger: nothing was sent. Returns how many.
+ */
+async function recordSeededAttempts(db, destinationId, limit) {
+  if (!ledger.seededDestinations.includes(destinationId)) ledger.seededDestinations.push(destinationId);
+  const {
+    rows: [{ moved }],
+  } = await db.query(
+    `with attempted as (
+       update deliveries d set attempt_count = 1, last_attempted_at = d.created_at,
+         attempts = jsonb_build_array(jsonb_build_object(
+           'at', d.created_at, 'response_code', case when abs(hashtext(d.id::text)) % 20 = 0 then 500 else 200 end,
+           'duration_ms', 20 + abs(hashtext(d.id::text)) % 256, 'error', null, 'response_body', null))
+       where d.id in (select id from deliveries where destination_id = $1 and attempt_count = 0 limit $2)
+       returning d.created_at as at, (d.attempts -> 0 ->> 'response_code')::int as code,
+                 (d.attempts -> 0 ->> 'duration_ms')::int as duration_ms),
+     cells as (
+       select spans.span, date_trunc(spans.span, at, 'UTC') as bucket_start, stats_latency_cell(duration_ms) as cell,
+              count(*)::int as attempts, count(*) filter (where code between 200 and 299)::int as successes
+       from attempted cross join (values ('minute'), ('hour'), ('day')) as spans(span)
+       group by 1, 2, 3),
+     added as (
+       insert into destination_attempt_stats as s
+         (destination_id, span, bucket_start, shard, attempts, successes, latency)
+       select $1, span, bucket_start, 0, sum(attempts), sum(successes),
+              stats_histogram_of(array_agg(cell), array_agg(attempts))
+       from cells group by 1, 2, 3
+       on conflict (destination_id, span, bucket_start, shard) do update set
+         attempts = s.attempts + excluded.attempts, successes = s.successes + excluded.successes,
+         latency = stats_histogram_add(s.latency, excluded.latency))
+     select count(*)::int as moved from attempted`,
+    [destinationId, limit],
+  );
+  return moved;
+}
+
+module.exports = {
+  insertChunkSql,
+  realisticBodiesSql,
+  rareEvent,
+  COMMON_WORD,
+  DAYS,
+  seedEvents,
+  recordSeededAttempts,
+  STATS_SEED_CHUNK,
+};

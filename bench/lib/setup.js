@@ -1,6 +1,6 @@
 /* global AbortSignal */
 // What bench/run.js and bench/soak-faults.js set the service up with: the sink's certificate, spare ports,
-// calls to its API, and the undoing of it all at the end.
+// calls to its API (and a fresh access token), and the undoing of it all at the end.
 const { createServer } = require('node:net');
 const { writeFileSync } = require('node:fs');
 const { join } = require('node:path');
@@ -21,6 +21,12 @@ async function api(baseUrl, method, path, { token, body } = {}) {
   const parsed = text ? JSON.parse(text) : undefined;
   if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
   return parsed;
+}
+
+/** An access token of the bench user made now: the soak, the seeding and the deletion outlast the first one. */
+async function freshToken(context) {
+  const session = await api(context.baseUrl, 'POST', '/api/auth/login', { body: context.credentials });
+  return session.accessToken;
 }
 
 function makeCertificate(dir) {
@@ -59,4 +65,4 @@ async function runCleanups(cleanups) {
   }
 }
 
-module.exports = { api, makeCertificate, freePort, runCleanups };
+module.exports = { api, freshToken, makeCertificate, freePort, runCleanups };
