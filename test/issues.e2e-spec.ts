@@ -1,7 +1,8 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import type { FailureKind } from '../src/outbound/delivery-sender';
-import { IssueTracker, type TrackedAttempt } from '../src/issues/issue-tracker';
+import { IssueTracker } from '../src/issues/issue-tracker';
+import type { TrackedAttempt } from '../src/issues/tracked-attempts';
 import { api, registerUser } from './support/api-client';
 import { answer, HttpsDestination } from './support/https-destination';
 import { useDeliveryApp } from './support/delivery-app';

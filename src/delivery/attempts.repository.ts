@@ -9,7 +9,9 @@ import { SECRET_BOX } from '../secrets/secrets.module';
 import { addAttemptStats, type CountedAttempt } from '../stats/attempt-stats';
 import type { EventStatus } from '../model/event.entity';
 import { type LockedEvent, lockEvents, refreshEventStatuses } from '../events/event-status';
-import { IssueTracker, type TrackedAttempt, type TrackedChanges } from '../issues/issue-tracker';
+import { IssueTracker, type TrackedChanges } from '../issues/issue-tracker';
+import { addDeadLetterAlerts } from '../mail/dead-letter-alerts';
+import type { TrackedAttempt } from '../issues/tracked-attempts';
 import { type AttemptOutcome, failureSummary } from '../outbound/delivery-sender';
 import type { DeliveryAttempt, DeliveryStatus } from '../model/delivery.entity';
 
@@ -173,9 +175,10 @@ function countedAttempts(records: AttemptRecord[], moved: Map<string, MovedDeliv
 /**
  * The queries of attempts: the worker's hundreds of concurrent attempts load their deliveries and record
  * their outcomes through group commits: what arrives while a batch is in flight goes to the database
- * together in the next one (at low load, each goes at once, alone). Recording moves the delivery, its
- * event's status (events' own statements, event-status.ts), the dead-letter alert outbox, the
- * destinations' issues and failure counts (IssueTracker) and their statistics on in one transaction.
+ * together in the next one (at low load, each goes at once, alone). Recording is one transaction across
+ * the engines, each table written by its owner's code: the deliveries here, their events' statuses
+ * (events/event-status.ts), the dead-letter alert outbox (mail/dead-letter-alerts.ts), the destinations'
+ * health and issues (IssueTracker) and their statistics (stats/attempt-stats.ts).
  */
 @Injectable()
 export class AttemptsRepository {
@@ -302,13 +305,7 @@ export class AttemptsRepository {
     const deadLettered = movedEvents.filter(
       (id) => statuses.get(id) === 'dead_letter' && before.get(id)?.status !== 'dead_letter',
     );
-    if (deadLettered.length > 0) {
-      await trx.raw(
-        `insert into dead_letter_alerts (endpoint_id, event_id)
-         select endpoint_id, id from events where id = any(?::uuid[])`,
-        [deadLettered],
-      );
-    }
+    await addDeadLetterAlerts(trx, deadLettered);
     const changes = await this.issues.track(trx, trackedAttempts(unique, moved, before));
     // Last, so that the destinations' statistics rows are held for the shortest time.
     await addAttemptStats(trx, countedAttempts(unique, moved));

@@ -12,7 +12,9 @@ import { PeriodicTask } from '../common/periodic-task';
 import { untilShort } from '../common/until-short';
 import type { Environment } from '../config/environment';
 import { REDIS } from '../redis/redis.module';
+import { takeForRouting } from '../events/capture/routing-queue';
 import { routingChannel } from '../events/capture/routing-signal';
+import { queueForSearch } from '../events/search/search-queue';
 import { DeliveryQueue } from './delivery-queue.service';
 
 /** Events routed per statement: one insert of their deliveries and one commit for the lot. */
@@ -24,20 +26,17 @@ export const ROUTE_BATCH = 1000;
 const ROUTE_INTERVAL_MS = 1000;
 
 /**
- * Makes the deliveries of a batch of queued events. The queue's rows are taken by their ctid (a TID scan,
- * the table has no index; SKIP LOCKED, so routers side by side take different rows), their events read by
- * primary key (a row whose event is gone routes nothing and is dropped), and each gets a `pending`
- * delivery per destination its capture chose that is still active (one removed or switched off meanwhile
- * gets nothing more, as after its change). A delivery is made as of its event's capture (`created_at` is
- * the event's `received_at`), so a FIFO destination's order is the order of the captures, however late
- * they were routed. An event left without deliveries goes to `search_queue`. Returns how many rows were
- * taken and the new deliveries, in capture order.
+ * Makes the deliveries of a batch of queued events. The queue's rows are taken (takeForRouting, the
+ * capture's own SQL), their events read by primary key (a row whose event is gone routes nothing and is
+ * dropped), and each gets a `pending` delivery per destination its capture chose that is still active (one
+ * removed or switched off meanwhile gets nothing more, as after its change). A delivery is made as of its
+ * event's capture (`created_at` is the event's `received_at`), so a FIFO destination's order is the order
+ * of the captures, however late they were routed. An event left without deliveries is queued for the
+ * search indexer (queueForSearch, the indexer's SQL). Returns how many rows were taken and the new
+ * deliveries, in capture order.
  */
 export const ROUTE_BATCH_SQL = `
-  with taken as (
-    delete from routing_queue
-    where ctid = any(array(select ctid from routing_queue limit ? for update skip locked))
-    returning event_id, destination_ids
+  with taken as (${takeForRouting('?')}
   ),
   routed as (
     select events.id, events.received_at, taken.destination_ids
@@ -55,8 +54,7 @@ export const ROUTE_BATCH_SQL = `
     returning id, event_id, created_at
   ),
   unrouted as (
-    insert into search_queue (event_id)
-    select id from routed except select event_id from queued
+    ${queueForSearch('select id from routed except select event_id from queued')}
   )
   select (select count(*)::int from taken) as taken,
          coalesce((select array_agg(id::text order by created_at, event_id) from queued), '{}') as delivery_ids`;

@@ -4,12 +4,9 @@ import type { Job, Queue } from 'bull';
 import { DELIVERY_QUEUE, type DeliveryJob, type DispatchJob } from '../jobs/delivery-jobs';
 import { DeliveryQueue } from './delivery-queue.service';
 import { type DueDelivery, OutboxRepository } from './outbox.repository';
-import { PeriodicTask } from '../common/periodic-task';
 import { BACKGROUND_REDIS_TIMEOUT_MS, withRedisTimeout } from '../common/redis-timeout';
+import { OVERDUE_GRACE_S, sweepEvery } from '../jobs/queue-worker';
 
-const SWEEP_INTERVAL_MS = 5000;
-/** A delivery this late past its due time has probably lost its job (Redis restarted, enqueue failed). */
-const OVERDUE_GRACE_S = 10;
 /** After a look, the sweeper leaves a delivery alone this long (its job may just be queued behind others). */
 const RECHECK_AFTER_S = 30;
 const SWEEP_BATCH = 500;
@@ -24,11 +21,7 @@ const MAX_BATCHES_PER_SWEEP = 20;
 @Injectable()
 export class DeliverySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(DeliverySweeper.name);
-  private readonly sweeps = new PeriodicTask(
-    () => this.sweep(),
-    SWEEP_INTERVAL_MS,
-    (error) => this.logger.warn(`sweep skipped: ${error.message}`),
-  );
+  private readonly sweeps = sweepEvery('delivery', this.logger, () => this.sweep());
 
   constructor(
     @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJob | DispatchJob>,

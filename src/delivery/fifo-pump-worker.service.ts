@@ -1,8 +1,9 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import type { Job, Queue } from 'bull';
-import { DeliveryAttemptService } from './delivery-attempt.service';
+import type { Queue } from 'bull';
 import { FIFO_PUMP_QUEUE, type FifoPumpJob } from '../jobs/fifo-pump-jobs';
+import { processJobs } from '../jobs/queue-worker';
+import { DeliveryAttemptService } from './delivery-attempt.service';
 import { FifoPumps } from './fifo-pumps.service';
 
 /** FIFO destinations a worker serves at once (each one attempt at a time). */
@@ -27,14 +28,15 @@ export class FifoPumpWorker implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
-    void this.queue.process(FIFO_PUMP_CONCURRENCY, (job: Job<FifoPumpJob>) =>
-      this.pump(job.data.destinationId),
-    );
-    this.queue.on('failed', (job: Job<FifoPumpJob>, error: Error) =>
-      this.logger.warn(
-        { destinationId: job.data.destinationId, error: error.message },
-        'FIFO pump interrupted',
-      ),
+    processJobs(
+      this.queue,
+      {
+        concurrency: FIFO_PUMP_CONCURRENCY,
+        logger: this.logger,
+        failed: 'FIFO pump interrupted',
+        fieldsOf: (job) => ({ destinationId: job.data.destinationId }),
+      },
+      ({ destinationId }) => this.pump(destinationId),
     );
   }
 

@@ -1,17 +1,13 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { Job, Queue } from 'bull';
-import { PeriodicTask } from '../common/periodic-task';
-import { BACKGROUND_REDIS_TIMEOUT_MS, withRedisTimeout } from '../common/redis-timeout';
+import type { Queue } from 'bull';
 import { ALERT_QUEUE, ALERT_WINDOW_MS, type AlertJob } from '../jobs/alert-jobs';
+import { OVERDUE_GRACE_S, processJobs, reschedulingSweep } from '../jobs/queue-worker';
 import { AlertMailer } from './alert-mailer.service';
 import { AlertScheduler } from './alert-scheduler.service';
 import { AlertsRepository } from './alerts.repository';
 
 const ALERT_CONCURRENCY = 2;
-const SWEEP_INTERVAL_MS = 5000;
-/** An alert this late past its due time has probably lost its job (Redis restarted, scheduling failed). */
-const OVERDUE_GRACE_S = 10;
 
 /**
  * The dead-letter alert processor of a worker (APP_ROLE `worker`, or the delivery thread of `all`): mails
@@ -21,10 +17,11 @@ const OVERDUE_GRACE_S = 10;
 @Injectable()
 export class AlertWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(AlertWorker.name);
-  private readonly sweeps = new PeriodicTask(
-    () => this.scheduleOverdue(),
-    SWEEP_INTERVAL_MS,
-    (error) => this.logger.warn(`alert sweep skipped: ${error.message}`),
+  private readonly sweeps = reschedulingSweep(
+    'alert',
+    this.logger,
+    () => this.alerts.endpointsWithOverdueAlerts(OVERDUE_GRACE_S, ALERT_WINDOW_MS),
+    (endpointId) => this.scheduler.schedule(endpointId),
   );
 
   constructor(
@@ -35,24 +32,20 @@ export class AlertWorker implements OnApplicationBootstrap, OnApplicationShutdow
   ) {}
 
   onApplicationBootstrap(): void {
-    void this.queue.process(ALERT_CONCURRENCY, (job: Job<AlertJob>) =>
-      this.mailer.sendFor(job.data.endpointId),
-    );
-    this.queue.on('failed', (job: Job<AlertJob>, error: Error) =>
-      this.logger.warn(
-        { endpointId: job.data.endpointId, attempt: job.attemptsMade, error: error.message },
-        'alert mail failed; will retry',
-      ),
+    processJobs(
+      this.queue,
+      {
+        concurrency: ALERT_CONCURRENCY,
+        logger: this.logger,
+        failed: 'alert mail failed; will retry',
+        fieldsOf: (job) => ({ endpointId: job.data.endpointId, attempt: job.attemptsMade }),
+      },
+      ({ endpointId }) => this.mailer.sendFor(endpointId),
     );
     this.sweeps.start();
   }
 
   onApplicationShutdown(): Promise<void> {
     return this.sweeps.stop();
-  }
-
-  private async scheduleOverdue(): Promise<void> {
-    for (const endpointId of await this.alerts.endpointsWithOverdueAlerts(OVERDUE_GRACE_S, ALERT_WINDOW_MS))
-      await withRedisTimeout(this.scheduler.schedule(endpointId), BACKGROUND_REDIS_TIMEOUT_MS);
   }
 }

@@ -2,6 +2,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { PLANS } from '../common/plans';
 import type { PlanRetention } from '../config/environment';
+import { deleteEventsNotReplayedSince } from '../events/event-deletion';
 import { EVENT_STATUSES, type EventStatus } from '../model/event.entity';
 
 /** The statuses whose events expire: all but `dead_letter`, which is kept (design.md, "Retention"). */
@@ -81,10 +82,11 @@ export class RetentionRepository {
    * capture, with the capture), so an old dead letter being replayed, whose status moves on to `failed` or
    * `delivered` with the replay's first attempt, is not deleted under it. The first statement takes the
    * events `for update skip locked`: another worker's batch takes the next ones instead of waiting for
-   * these, and a row being written (a status change, a replay reading it `for key share`) is left for the next
-   * pass rather than waited on. The second deletes them with a fresh look at their deliveries: a replay
-   * that committed after the first statement's snapshot keeps its event, and one made from then on waits
-   * for this transaction, then finds its event gone (404). Each batch starts after the last one's last
+   * these, and a row being written (a status change, a replay reading it `for key share`) is left for the
+   * next pass rather than waited on. The second deletes them (events' own statement, event-deletion.ts)
+   * with a fresh look at their deliveries: a replay that committed after the first statement's snapshot
+   * keeps its event, and one made from then on waits for this transaction, then finds its event gone
+   * (404). Each batch starts after the last one's last
    * event, so no batch walks again over the index entries of the rows its predecessors deleted (they stay
    * in the index until a vacuum). The endpoint's retention is read by each batch: one lengthened (a plan
    * upgraded, `retention_days` raised or removed) during a pass stops the deletes at once, and a deleted
@@ -123,15 +125,14 @@ export class RetentionRepository {
       );
       const last = taken.at(-1);
       if (last === undefined) return { taken: 0, deleted: 0, last: null };
-      const deleted = await trx.raw(
-        `delete from events e where e.id = any(?::uuid[])
-           and not exists (select 1 from deliveries dl
-                           where dl.event_id = e.id and dl.created_at >= ?::timestamptz)`,
-        [taken.map((event) => event.id), last.expired_before],
+      const deleted = await deleteEventsNotReplayedSince(
+        trx,
+        taken.map((event) => event.id),
+        last.expired_before,
       );
       return {
         taken: taken.length,
-        deleted: deleted.rowCount as number,
+        deleted,
         last: { receivedAt: last.received_at, id: last.id },
       };
     });

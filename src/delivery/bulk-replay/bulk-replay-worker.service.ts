@@ -1,12 +1,11 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import type { Job, Queue } from 'bull';
+import type { Queue } from 'bull';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PeriodicTask } from '../../common/periodic-task';
-import { BACKGROUND_REDIS_TIMEOUT_MS, withRedisTimeout } from '../../common/redis-timeout';
+import { BULK_REPLAY_QUEUE, type BulkReplayJob, bulkReplayJobOptions } from '../../jobs/bulk-replay-jobs';
+import { processJobs, reschedulingSweep } from '../../jobs/queue-worker';
 import { DeliveryQueue } from '../delivery-queue.service';
 import { DestinationBacklogs } from '../destination-backlogs.service';
-import { BULK_REPLAY_QUEUE, type BulkReplayJob, bulkReplayJobOptions } from '../../jobs/bulk-replay-jobs';
 import { BulkReplayRepository } from './bulk-replay.repository';
 
 /** Events dispatched per transaction. */
@@ -20,11 +19,10 @@ export const BULK_REPLAY_MAX_BACKLOG = 1000;
 const WAIT_MS = 500;
 /**
  * Waits a job makes in a row before it ends, leaving the replay to the sweep (a new job within
- * SWEEP_INTERVAL_MS): a replay held up by a slow destination does not keep one of the worker's places.
+ * SWEEP_INTERVAL_MS, jobs/queue-worker): a replay held up by a slow destination does not keep one of the
+ * worker's places.
  */
 const WAITS_PER_JOB = 20;
-/** Replays running with no job (Redis lost it, or a worker stopped mid-way) get one again this often. */
-const SWEEP_INTERVAL_MS = 5000;
 const BULK_REPLAY_CONCURRENCY = 4;
 
 /**
@@ -37,10 +35,12 @@ const BULK_REPLAY_CONCURRENCY = 4;
 export class BulkReplayWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(BulkReplayWorker.name);
   private closing = false;
-  private readonly sweeps = new PeriodicTask(
-    () => this.sweep(),
-    SWEEP_INTERVAL_MS,
-    (error) => this.logger.warn(`bulk replay sweep skipped: ${error.message}`),
+  /** Running replays with no job (Redis lost it, or a worker stopped mid-way) get one again. */
+  private readonly sweeps = reschedulingSweep(
+    'bulk replay',
+    this.logger,
+    async () => (await this.replays.running()).map(({ id }) => id),
+    (bulkReplayId) => this.queue.add({ bulkReplayId }, bulkReplayJobOptions(bulkReplayId)),
   );
 
   constructor(
@@ -51,14 +51,15 @@ export class BulkReplayWorker implements OnApplicationBootstrap, OnModuleDestroy
   ) {}
 
   onApplicationBootstrap(): void {
-    void this.queue.process(BULK_REPLAY_CONCURRENCY, (job: Job<BulkReplayJob>) =>
-      this.run(job.data.bulkReplayId),
-    );
-    this.queue.on('failed', (job: Job<BulkReplayJob>, error: Error) =>
-      this.logger.warn(
-        { bulkReplayId: job.data.bulkReplayId, error: error.message },
-        'bulk replay interrupted',
-      ),
+    processJobs(
+      this.queue,
+      {
+        concurrency: BULK_REPLAY_CONCURRENCY,
+        logger: this.logger,
+        failed: 'bulk replay interrupted',
+        fieldsOf: (job) => ({ bulkReplayId: job.data.bulkReplayId }),
+      },
+      ({ bulkReplayId }) => this.run(bulkReplayId),
     );
     this.sweeps.start();
   }
@@ -88,13 +89,5 @@ export class BulkReplayWorker implements OnApplicationBootstrap, OnModuleDestroy
         );
       if (!chunk.running) return;
     }
-  }
-
-  private async sweep(): Promise<void> {
-    for (const { id } of await this.replays.running())
-      await withRedisTimeout(
-        this.queue.add({ bulkReplayId: id }, bulkReplayJobOptions(id)),
-        BACKGROUND_REDIS_TIMEOUT_MS,
-      );
   }
 }

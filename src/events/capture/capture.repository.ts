@@ -6,6 +6,8 @@ import { binaryArray, BOOL, BYTEA, INT4, TEXT, TIMESTAMPTZ, UUID } from '../../d
 import type { Verdict } from '../../ingest/capture-rules';
 import type { FilterRule } from '../../ingest/filter';
 import type { DedupSettings, InboundAuthSettings, VerificationSettings } from '../../ingest/ingest-rules';
+import { queueForSearch } from '../search/search-queue';
+import { queueForRouting } from './routing-queue';
 
 /** One captured request, ready to be stored. */
 export interface NewCapture {
@@ -102,10 +104,10 @@ routes as (
   group by stored.id
 ),
 queued as (
-  insert into routing_queue (event_id, destination_ids) select id, destination_ids from routes
+  ${queueForRouting('routes')}
 ),
 unrouted as (
-  insert into search_queue (event_id) select id from stored except select id from routes
+  ${queueForSearch('select id from stored except select id from routes')}
 )`;
   const outcomes = (first: string, from: string) => `
 select matched.position::int as position, matched.endpoint_id::text as endpoint_id, matched.is_active,
