@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
-import { LOAD_FOR_ATTEMPTS } from '../src/delivery/attempts.repository';
+import { LOAD_FOR_ATTEMPTS } from '../src/delivery/attempt-recorder';
 import { OutboxRepository } from '../src/delivery/outbox.repository';
 import { ROUTE_BATCH, ROUTE_BATCH_SQL } from '../src/delivery/delivery-router.service';
 import { lockEvents, REFRESH, refreshEventStatuses } from '../src/events/event-status';

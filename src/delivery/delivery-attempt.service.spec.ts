@@ -3,7 +3,7 @@ import type { Environment } from '../config/environment';
 import type { AlertScheduler } from '../mail/alert-scheduler.service';
 import type { Metrics } from '../metrics/metrics.service';
 import type { EventChangePublisher } from '../realtime/event-change.publisher';
-import type { AttemptsRepository, DeliveryContext, RecordedAttempt } from './attempts.repository';
+import type { AttemptRecorder, DeliveryContext, RecordedAttempt } from './attempt-recorder';
 import { ATTEMPTS_IN_PROGRESS_LIMIT, DeliveryAttemptService } from './delivery-attempt.service';
 import type { DeliverySender, OutgoingRequest } from '../outbound/delivery-sender';
 import type { FifoPumps } from './fifo-pumps.service';
@@ -55,7 +55,7 @@ const answered = {
 } as unknown as DeliverySender;
 
 function service(
-  repository: AttemptsRepository,
+  repository: AttemptRecorder,
   sender: DeliverySender,
   metrics: Partial<Metrics> = {},
 ): DeliveryAttemptService {
@@ -100,7 +100,7 @@ describe(DeliveryAttemptService.name, () => {
         steps.push(`record: ${recorded.body.length}-byte body, ${inFlight()} in flight`);
         return Promise.resolve(DELIVERED);
       },
-    } as unknown as AttemptsRepository;
+    } as unknown as AttemptRecorder;
     const sut = service(repository, sender, {
       gauge: (_name: string, _help: string, read: () => number) => (inFlight = read),
     });
@@ -129,7 +129,7 @@ describe(DeliveryAttemptService.name, () => {
         });
       },
       recordAttempt: () => new Promise((resolve) => records.push(() => resolve(DELIVERED))),
-    } as unknown as AttemptsRepository;
+    } as unknown as AttemptRecorder;
     const sut = service(repository, answered);
     const runs = { failedRuns: 0, priorAttempts: 0 };
 

@@ -6,11 +6,11 @@ import { Metrics } from '../metrics/metrics.service';
 import { AlertScheduler } from '../mail/alert-scheduler.service';
 import { EventChangePublisher } from '../realtime/event-change.publisher';
 import {
-  AttemptsRepository,
+  AttemptRecorder,
   type DeliveryContext,
   type DestinationContext,
   type RecordedAttempt,
-} from './attempts.repository';
+} from './attempt-recorder';
 import {
   AbandonedAttemptError,
   DeferredDeliveryError,
@@ -81,7 +81,7 @@ export class DeliveryAttemptService {
   private readonly inProgress = new Places(ATTEMPTS_IN_PROGRESS_LIMIT);
 
   constructor(
-    private readonly deliveries: AttemptsRepository,
+    private readonly recorder: AttemptRecorder,
     private readonly outbox: OutboxRepository,
     private readonly sender: DeliverySender,
     private readonly alerts: AlertScheduler,
@@ -122,7 +122,7 @@ export class DeliveryAttemptService {
   }
 
   private async attemptNow(deliveryId: string, runs: JobRuns): Promise<void> {
-    const delivery = await this.deliveries.loadForAttempt(deliveryId);
+    const delivery = await this.recorder.loadForAttempt(deliveryId);
     if (!delivery || delivery.status === 'delivered' || delivery.status === 'dead_letter') return;
     if (runs.firstOnly && delivery.attemptCount > 0) return;
     const { destination } = delivery;
@@ -138,7 +138,7 @@ export class DeliveryAttemptService {
   private async attemptNextNow(destinationId: string): Promise<PumpStep> {
     const next = await this.outbox.fifoHead(destinationId);
     if (!next) return { then: 'sleep' };
-    const delivery = await this.deliveries.loadForAttempt(next.id);
+    const delivery = await this.recorder.loadForAttempt(next.id);
     // Finished or removed since the look (another pump of a lapsed flag): look again.
     if (!delivery || delivery.status === 'delivered' || delivery.status === 'dead_letter')
       return { then: 'next' };
@@ -182,7 +182,7 @@ export class DeliveryAttemptService {
     const reason = destination
       ? 'destination is inactive: retries stopped'
       : 'destination was removed: retries stopped';
-    return this.deliveries.abandon(delivery, reason);
+    return this.recorder.abandon(delivery, reason);
   }
 
   /**
@@ -253,7 +253,7 @@ export class DeliveryAttemptService {
           .catch((error: Error) => this.logger.debug({ err: error }, 'permit left to lapse'));
     }
     if (outcome.error) this.logger.debug({ deliveryId: delivery.id, error: outcome.error }, 'attempt failed');
-    const recorded = await this.deliveries.recordAttempt(
+    const recorded = await this.recorder.recordAttempt(
       delivery,
       { ...outcome, at },
       {

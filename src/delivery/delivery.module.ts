@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { IssueTrackingModule } from '../issues/issue-tracking.module';
-import { AttemptsRepository } from './attempts.repository';
+import { AttemptRecorder } from './attempt-recorder';
 import { DeliveryQueue } from './delivery-queue.service';
 import { DestinationBacklogs } from './destination-backlogs.service';
 import { FifoPumps } from './fifo-pumps.service';
@@ -9,7 +9,7 @@ import { OutboxRepository } from './outbox.repository';
 
 const PROVIDERS = [
   DeliveryQueue,
-  AttemptsRepository,
+  AttemptRecorder,
   OutboxRepository,
   DestinationBacklogs,
   HeldDeliveries,

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { IssueTracker } from '../issues/issue-tracker';
 import type { SecretBox } from '../secrets/secret-box';
-import { AttemptsRepository } from './attempts.repository';
+import { AttemptRecorder } from './attempt-recorder';
 
 /** A delivery row as the load reads it, with its event's body and a destination without limits. */
 function row(id: string) {
@@ -29,8 +29,8 @@ function row(id: string) {
   };
 }
 
-/** A repository whose loads wait until the test answers them, each with a row per id asked for. */
-function repositoryWithHeldLoads() {
+/** A recorder whose loads wait until the test answers them, each with a row per id asked for. */
+function recorderWithHeldLoads() {
   const loads: { ids: string[]; answer(): void }[] = [];
   const knex = {
     raw: (_text: string, [ids]: [string[]]) => ({
@@ -42,17 +42,17 @@ function repositoryWithHeldLoads() {
   };
   const em = { getKnex: () => knex } as unknown as EntityManager;
   return {
-    repository: new AttemptsRepository(em, {} as SecretBox, {} as IssueTracker),
+    recorder: new AttemptRecorder(em, {} as SecretBox, {} as IssueTracker),
     loads,
   };
 }
 
-describe(AttemptsRepository.name, () => {
+describe(AttemptRecorder.name, () => {
   it('gives each attempt of a delivery loaded twice in one batch an object of its own', async () => {
-    const { repository, loads } = repositoryWithHeldLoads();
+    const { recorder, loads } = recorderWithHeldLoads();
     // Three loads take every slot; the two runs of d4 that come meanwhile share the next batch.
-    const first = ['d1', 'd2', 'd3'].map((id) => repository.loadForAttempt(id));
-    const twice = [repository.loadForAttempt('d4'), repository.loadForAttempt('d4')];
+    const first = ['d1', 'd2', 'd3'].map((id) => recorder.loadForAttempt(id));
+    const twice = [recorder.loadForAttempt('d4'), recorder.loadForAttempt('d4')];
     for (const load of loads) load.answer();
     await Promise.all(first);
     await new Promise((resolve) => setImmediate(resolve));

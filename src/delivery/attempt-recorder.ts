@@ -173,15 +173,15 @@ function countedAttempts(records: AttemptRecord[], moved: Map<string, MovedDeliv
 }
 
 /**
- * The queries of attempts: the worker's hundreds of concurrent attempts load their deliveries and record
- * their outcomes through group commits: what arrives while a batch is in flight goes to the database
+ * The unit of work of attempts: the worker's hundreds of concurrent attempts load their deliveries and
+ * record their outcomes through group commits: what arrives while a batch is in flight goes to the database
  * together in the next one (at low load, each goes at once, alone). Recording is one transaction across
  * the engines, each table written by its owner's code: the deliveries here, their events' statuses
  * (events/event-status.ts), the dead-letter alert outbox (mail/dead-letter-alerts.ts), the destinations'
  * health and issues (IssueTracker) and their statistics (stats/attempt-stats.ts).
  */
 @Injectable()
-export class AttemptsRepository {
+export class AttemptRecorder {
   private readonly loads = new GroupCommit<string, DeliveryContext | null>(
     (ids) => this.loadBatch(ids),
     batchOptions,
