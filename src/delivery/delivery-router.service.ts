@@ -12,7 +12,7 @@ import { PeriodicTask } from '../common/periodic-task';
 import { untilShort } from '../common/until-short';
 import type { Environment } from '../config/environment';
 import { REDIS } from '../redis/redis.module';
-import { takeForRouting } from '../events/capture/routing-queue';
+import { TAKE_FOR_ROUTING } from '../events/capture/routing-queue';
 import { routingChannel } from '../events/capture/routing-signal';
 import { queueForSearch } from '../events/search/search-queue';
 import { DeliveryQueue } from './delivery-queue.service';
@@ -26,7 +26,7 @@ export const ROUTE_BATCH = 1000;
 const ROUTE_INTERVAL_MS = 1000;
 
 /**
- * Makes the deliveries of a batch of queued events. The queue's rows are taken (takeForRouting, the
+ * Makes the deliveries of a batch of queued events. The queue's rows are taken (TAKE_FOR_ROUTING, the
  * capture's own SQL), their events read by primary key (a row whose event is gone routes nothing and is
  * dropped), and each gets a `pending` delivery per destination its capture chose that is still active (one
  * removed or switched off meanwhile gets nothing more, as after its change). A delivery is made as of its
@@ -36,7 +36,7 @@ const ROUTE_INTERVAL_MS = 1000;
  * deliveries, in capture order.
  */
 export const ROUTE_BATCH_SQL = `
-  with taken as (${takeForRouting('?')}
+  with taken as (${TAKE_FOR_ROUTING}
   ),
   routed as (
     select events.id, events.received_at, taken.destination_ids

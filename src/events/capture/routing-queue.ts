@@ -10,11 +10,11 @@ export const queueForRouting = (routes: string): string =>
   `insert into routing_queue (event_id, destination_ids) select id, destination_ids from ${routes}`;
 
 /**
- * The CTE body that takes up to `limit` (a binding) queued events, answering `event_id, destination_ids`:
+ * The CTE body that takes up to `?` (its one binding) queued events, answering `event_id, destination_ids`:
  * by their ctid (a TID scan, the table has no index), SKIP LOCKED, so routers side by side take different
  * rows; deleted in the statement that routes them.
  */
-export const takeForRouting = (limit: string): string => `
+export const TAKE_FOR_ROUTING = `
     delete from routing_queue
-    where ctid = any(array(select ctid from routing_queue limit ${limit} for update skip locked))
+    where ctid = any(array(select ctid from routing_queue limit ? for update skip locked))
     returning event_id, destination_ids`;
